@@ -1,0 +1,1 @@
+"""Command-line interface (click). Each command lives in its own module and stays thin."""

@@ -1,0 +1,50 @@
+"""Shared CLI pieces: exit codes, the error type that maps to exit 2, output helpers."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+import click
+
+#: Exit codes (documented in README.md).
+EXIT_CLEAN = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+EXIT_INCOMPLETE = 3
+
+
+class CliError(click.ClickException):
+    """A usage, configuration or I/O problem: one line on stderr, exit code 2."""
+
+    exit_code = EXIT_ERROR
+
+    def show(self, file=None) -> None:  # one line, no "Usage:" banner
+        click.echo(f"hermes-audit: error: {self.format_message()}", err=True)
+
+
+def write_output(text: str, output: Optional[Path]) -> None:
+    """Write to ``output`` atomically (temp file + rename), or to stdout."""
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    out = Path(output)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".hermes-audit-", dir=str(out.parent))
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, out)
+    except OSError as exc:
+        raise CliError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def color_enabled(choice: str) -> bool:
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return sys.stdout.isatty()

@@ -1,0 +1,114 @@
+"""``hermes-audit scan``: the main job. Parses options, merges configuration, runs, reports."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from hermes_audit.cli.common import CliError, color_enabled, write_output
+
+FORMATS = ["text", "json", "sarif", "github"]
+SEVERITIES = ["info", "low", "medium", "high", "critical"]
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    out: list[str] = []
+    for v in values:
+        out.extend(x.strip() for x in v.split(",") if x.strip())
+    return out
+
+
+def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -> str:
+    """Render a scan result in one of :data:`FORMATS`."""
+    if fmt == "json":
+        from hermes_audit.reporters import json_report
+
+        return json_report.render(result)
+    if fmt == "sarif":
+        try:
+            from hermes_audit.reporters import sarif
+        except ImportError:
+            raise CliError("SARIF output is not available in this build") from None
+        return sarif.render(result, **(extra or {}))
+    if fmt == "github":
+        try:
+            from hermes_audit.reporters import github
+        except ImportError:
+            raise CliError("GitHub output is not available in this build") from None
+        return github.render(result)
+    from hermes_audit.reporters import text
+
+    return text.render(result, color=color)
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--hermes-version", type=click.Choice(["latest", "0.19"]), default=None,
+              help="Hermes version profile to predict [default: latest].")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the report to FILE (atomically) instead of stdout.")
+@click.option("--select", multiple=True, help="Only these rules: codes, code prefixes, names or families (repeatable, comma-separated).")
+@click.option("--ignore", multiple=True, help="Skip these rules (same forms as --select).")
+@click.option("--min-severity", type=click.Choice(SEVERITIES), default=None, help="Hide findings below this severity [default: info].")
+@click.option("--fail-on", type=click.Choice(SEVERITIES), default=None, help="Exit 1 on findings at or above this severity [default: high].")
+@click.option("--no-fail-on-blocked", is_flag=True, default=False, help="Do not fail because Hermes would block a file.")
+@click.option("--kind", type=click.Choice([
+    "hermes-md", "agents-md", "claude-md", "cursorrules", "cursor-rule", "soul-md", "memory", "user-profile",
+    "distribution", "skill", "generic"]), default=None, help="Treat every file as this kind.")
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Configuration file (pyproject.toml or .hermes-audit.toml).")
+@click.option("--no-config", is_flag=True, help="Ignore configuration files in the scanned repository.")
+@click.option("--no-git", is_flag=True, help="Walk directories without asking git (no .gitignore).")
+@click.option("--max-file-size", type=click.IntRange(min=1), default=None,
+              help="Bytes above which a file is read as head + tail only [default: 16 MiB].")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_on, no_fail_on_blocked, kind,
+         config_path, no_config, no_git, max_file_size, color) -> None:
+    """Scan files Hermes reads: verdicts (load, block, warn, skip) and audit findings.
+
+    PATHS are files or directories (default: the current directory). Files are
+    scanned whatever their name; directories are searched for the names Hermes
+    reads (AGENTS.md, CLAUDE.md, .hermes.md, .cursorrules, .cursor/rules/*.mdc,
+    SOUL.md, memories/MEMORY.md and USER.md, distribution.yaml, SKILL.md).
+    """
+    from hermes_audit.config import Config, ConfigError, load_config
+    from hermes_audit.documents.discovery import find_git_root
+    from hermes_audit.documents.kinds import DocumentKind
+    from hermes_audit.engine.catalog import CatalogError
+    from hermes_audit.findings import Severity
+    from hermes_audit.scan import ScanOptions, run_scan
+
+    targets = list(paths) or [Path(".")]
+    for t in targets:
+        if not (t.exists() or t.is_symlink()):
+            raise CliError(f"{t}: no such file or directory")
+    first = targets[0].absolute()
+    root = find_git_root((first if first.is_dir() else first.parent).resolve()) or Path.cwd()
+    try:
+        cfg = Config() if no_config and config_path is None else load_config(root, config_path)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+    opts = ScanOptions(
+        hermes_version=hermes_version or cfg.hermes_version or "latest",
+        select=_split(select) or cfg.select,
+        ignore=_split(ignore) or cfg.ignore,
+        min_severity=Severity.parse(min_severity) if min_severity else (cfg.min_severity or Severity.INFO),
+        fail_on=Severity.parse(fail_on) if fail_on else (cfg.fail_on or Severity.HIGH),
+        fail_on_blocked=False if no_fail_on_blocked else (cfg.fail_on_blocked if cfg.fail_on_blocked is not None else True),
+        kind=DocumentKind(kind) if kind else None,
+        use_git=not no_git,
+        exclude=cfg.exclude,
+        per_path_ignores=cfg.per_path_ignores,
+    )
+    if max_file_size or cfg.max_file_size:
+        opts.max_bytes = max_file_size or cfg.max_file_size or opts.max_bytes
+    try:
+        result = run_scan(targets, opts)
+    except (ValueError, CatalogError) as exc:
+        raise CliError(str(exc)) from None
+    write_output(render_result(result, fmt, color_enabled(color) and output is None), output)
+    sys.exit(result.exit_code())

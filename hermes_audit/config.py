@@ -1,0 +1,154 @@
+"""Configuration: ``[tool.hermes-audit]`` in ``pyproject.toml`` or a ``.hermes-audit.toml``.
+
+Looked up at the repository root (the git root of the first scanned path, or
+the current directory). ``.hermes-audit.toml`` wins over ``pyproject.toml``.
+Command-line flags override the file. Keys (all optional)::
+
+    hermes-version = "latest"          # or "0.19"
+    select = ["HA1", "unicode"]        # codes, code prefixes, names or families
+    ignore = ["HA206"]
+    min-severity = "info"
+    fail-on = "high"
+    fail-on-blocked = true
+    exclude = ["docs/attacks/**"]      # path globs never scanned in tree walks
+    max-file-size = 16777216           # bytes; larger files are read as head + tail
+    [tool.hermes-audit.per-path-ignores]
+    "docs/**" = ["HA101"]
+
+A hostile repository can ship a configuration that hides its own findings;
+``--no-config`` (and ``--no-suppressions``) ignore it.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from hermes_audit.engine.catalog import VERSIONS
+from hermes_audit.findings import Severity
+
+#: Largest configuration file read (bytes).
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
+class ConfigError(Exception):
+    """The configuration file is unreadable or invalid; the message is one line naming the file."""
+
+
+@dataclass
+class Config:
+    hermes_version: Optional[str] = None
+    select: Optional[list[str]] = None
+    ignore: list[str] = field(default_factory=list)
+    min_severity: Optional[Severity] = None
+    fail_on: Optional[Severity] = None
+    fail_on_blocked: Optional[bool] = None
+    exclude: list[str] = field(default_factory=list)
+    per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
+    max_file_size: Optional[int] = None
+    source: Optional[Path] = None
+
+
+_KEYS = {
+    "hermes-version", "select", "ignore", "min-severity", "fail-on", "fail-on-blocked", "exclude",
+    "per-path-ignores", "max-file-size",
+}
+
+
+def _str_list(path: Path, key: str, v: Any) -> list[str]:
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise ConfigError(f"{path}: '{key}' must be a list of strings")
+    return list(v)
+
+
+def parse_table(table: Any, path: Path) -> Config:
+    """Validate a ``[tool.hermes-audit]`` table. Raises :class:`ConfigError`."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.hermes-audit] must be a table")
+    unknown = set(table) - _KEYS
+    if unknown:
+        raise ConfigError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}")
+    cfg = Config(source=path)
+    try:
+        if "hermes-version" in table:
+            v = str(table["hermes-version"])
+            if v not in VERSIONS:
+                raise ConfigError(f"{path}: hermes-version must be one of {', '.join(VERSIONS)}")
+            cfg.hermes_version = v
+        if "select" in table:
+            cfg.select = _str_list(path, "select", table["select"])
+        if "ignore" in table:
+            cfg.ignore = _str_list(path, "ignore", table["ignore"])
+        if "exclude" in table:
+            cfg.exclude = _str_list(path, "exclude", table["exclude"])
+        if "min-severity" in table:
+            cfg.min_severity = Severity.parse(str(table["min-severity"]))
+        if "fail-on" in table:
+            cfg.fail_on = Severity.parse(str(table["fail-on"]))
+        if "fail-on-blocked" in table:
+            if not isinstance(table["fail-on-blocked"], bool):
+                raise ConfigError(f"{path}: fail-on-blocked must be true or false")
+            cfg.fail_on_blocked = table["fail-on-blocked"]
+        if "max-file-size" in table:
+            n = table["max-file-size"]
+            if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+                raise ConfigError(f"{path}: max-file-size must be a positive integer (bytes)")
+            cfg.max_file_size = n
+        if "per-path-ignores" in table:
+            ppi = table["per-path-ignores"]
+            if not isinstance(ppi, dict):
+                raise ConfigError(f"{path}: per-path-ignores must be a table of glob = [rules]")
+            cfg.per_path_ignores = {str(k): _str_list(path, f"per-path-ignores.{k}", v) for k, v in ppi.items()}
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    return cfg
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES:,} bytes")
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except ConfigError:
+        raise
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+
+
+def load_config(root: Path, explicit: Optional[Path] = None) -> Config:
+    """The configuration for a scan rooted at ``root`` (empty when there is none).
+
+    ``explicit`` names a file to use instead of discovery (``--config``); it may be
+    a ``pyproject.toml`` or a ``.hermes-audit.toml``.
+    """
+    if explicit is not None:
+        if not explicit.is_file():
+            raise ConfigError(f"{explicit}: configuration file not found")
+        data = _read_toml(explicit)
+        if explicit.name == "pyproject.toml":
+            table = data.get("tool", {}).get("hermes-audit", {})
+        else:
+            table = data.get("tool", {}).get("hermes-audit", data)
+        return parse_table(table, explicit)
+    dedicated = root / ".hermes-audit.toml"
+    if dedicated.is_file():
+        data = _read_toml(dedicated)
+        table = data.get("tool", {}).get("hermes-audit", data) if "tool" in data else data
+        return parse_table(table, dedicated)
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        data = _read_toml(pyproject)
+        tool = data.get("tool", {})
+        if isinstance(tool, dict) and "hermes-audit" in tool:
+            return parse_table(tool["hermes-audit"], pyproject)
+    return Config()

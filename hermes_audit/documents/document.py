@@ -1,0 +1,67 @@
+"""A document: one file as hermes-audit sees it (path, kind, text, Hermes label)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from hermes_audit.documents.kinds import DocumentKind, hermes_label
+from hermes_audit.documents.reader import ReadResult, ReadStatus, decode_bytes, read_file
+from hermes_audit.findings import LineIndex
+
+
+@dataclass
+class Document:
+    """One file to scan.
+
+    ``path`` is the display path (relative to the scan root where possible,
+    ``/``-separated). ``text`` is the decoded text (see ``ReadResult``), or
+    ``None`` when the file could not be read. ``label`` is the name Hermes
+    uses for the file in headings and ``[BLOCKED: ...]`` markers.
+    """
+
+    path: str
+    kind: DocumentKind
+    read: ReadResult
+    abs_path: Optional[Path] = None
+    label: str = ""
+    _lines: Optional[LineIndex] = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            self.label = hermes_label(self.path, self.kind)
+
+    @property
+    def text(self) -> Optional[str]:
+        return self.read.text
+
+    @property
+    def readable(self) -> bool:
+        return self.read.readable
+
+    @property
+    def lines(self) -> LineIndex:
+        if self._lines is None:
+            self._lines = LineIndex(self.text or "")
+        return self._lines
+
+    @classmethod
+    def from_path(
+        cls,
+        path: Path,
+        display: str,
+        kind: DocumentKind,
+        root: Optional[Path],
+        max_bytes: int,
+    ) -> "Document":
+        return cls(path=display, kind=kind, read=read_file(path, root, max_bytes), abs_path=path)
+
+    @classmethod
+    def from_text(cls, text: str, path: str = "<text>", kind: DocumentKind = DocumentKind.GENERIC) -> "Document":
+        """A document from in-memory text (tests, stdin)."""
+        return cls(path=path, kind=kind, read=ReadResult(ReadStatus.OK, text=text, total_chars=len(text)))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, path: str, kind: DocumentKind) -> "Document":
+        return cls(path=path, kind=kind, read=decode_bytes(data))

@@ -1,0 +1,241 @@
+"""Reading files from a hostile tree: bounded, never blocking, never following links out.
+
+Rules this module keeps:
+
+* a symlink whose target lies outside the scan root is not followed;
+* only regular files are opened (a FIFO, socket or device is never opened for
+  reading; the open itself uses ``O_NONBLOCK`` and the type is checked again on
+  the descriptor, so a file swapped for a FIFO cannot block us either);
+* memory stays bounded: a file larger than ``max_bytes`` is streamed, its
+  UTF-8 validity checked to the end, and only a head and a tail are kept;
+* nothing is ever written.
+"""
+
+from __future__ import annotations
+
+import codecs
+import enum
+import errno
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+#: Files larger than this many bytes are "oversized": read as head + tail only.
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+#: Characters kept from the start of an oversized file (covers Hermes' 65,536-character
+#: scan window and a 500,000-character context cap).
+OVERSIZE_HEAD_CHARS = 1_000_000
+#: Characters kept from the end of an oversized file (covers the 20 % tail Hermes keeps).
+OVERSIZE_TAIL_CHARS = 200_000
+_CHUNK = 1 << 20
+
+
+class ReadStatus(str, enum.Enum):
+    OK = "ok"
+    NOT_UTF8 = "not-utf8"
+    OVERSIZED = "oversized"
+    UNREADABLE = "unreadable"      # permission denied or another OS error
+    NOT_REGULAR = "not-regular"    # directory, FIFO, socket, device
+    SYMLINK_ESCAPE = "symlink-escape"
+    SYMLINK_LOOP = "symlink-loop"
+    MISSING = "missing"
+
+
+@dataclass
+class ReadResult:
+    """Outcome of reading one file.
+
+    ``text`` is the strict UTF-8 decoding with a BOM kept as U+FEFF (Hermes
+    0.19.0 reads with ``encoding="utf-8"``); for an oversized file it is the
+    first ``OVERSIZE_HEAD_CHARS`` characters and ``tail`` holds the last
+    ``OVERSIZE_TAIL_CHARS``. ``total_chars`` counts the whole file.
+    ``detail`` is a one-line human explanation when status is not OK.
+    """
+
+    status: ReadStatus
+    text: Optional[str] = None
+    tail: Optional[str] = None
+    size_bytes: int = 0
+    total_chars: int = 0
+    detail: str = ""
+    file_type: str = "file"
+    decode_error_offset: Optional[int] = None
+    bom: Optional[str] = None  # "utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"
+
+    @property
+    def readable(self) -> bool:
+        return self.status in (ReadStatus.OK, ReadStatus.OVERSIZED)
+
+
+def _file_type(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "directory"
+    if stat.S_ISFIFO(mode):
+        return "FIFO"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode):
+        return "character device"
+    if stat.S_ISBLK(mode):
+        return "block device"
+    if stat.S_ISREG(mode):
+        return "file"
+    return "special file"
+
+
+def is_within(path: Path, root: Path) -> bool:
+    """True when ``path`` equals ``root`` or lies below it (both already resolved)."""
+    try:
+        path.relative_to(root)
+        return True
+    except ValueError:
+        return False
+
+
+def _sniff_bom(head: bytes) -> Optional[str]:
+    if head.startswith(codecs.BOM_UTF8):
+        return "utf-8"
+    if head.startswith(codecs.BOM_UTF32_LE) or head.startswith(codecs.BOM_UTF32_BE):
+        return "utf-32-le" if head.startswith(codecs.BOM_UTF32_LE) else "utf-32-be"
+    if head.startswith(codecs.BOM_UTF16_LE):
+        return "utf-16-le"
+    if head.startswith(codecs.BOM_UTF16_BE):
+        return "utf-16-be"
+    return None
+
+
+def check_path(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
+    """Pre-open checks: existence, symlink escape, file type. ``None`` when the path may be opened."""
+    try:
+        lst = os.lstat(path)
+    except FileNotFoundError:
+        return ReadResult(ReadStatus.MISSING, detail="no such file")
+    except OSError as exc:
+        return ReadResult(ReadStatus.UNREADABLE, detail=f"cannot stat: {exc.strerror or exc}")
+    if stat.S_ISLNK(lst.st_mode):
+        try:
+            target = Path(os.path.realpath(path, strict=True))
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return ReadResult(ReadStatus.SYMLINK_LOOP, detail="symlink loop; not followed", file_type="symlink")
+            return ReadResult(ReadStatus.MISSING, detail="dangling symlink; not followed", file_type="symlink")
+        except RuntimeError:
+            return ReadResult(ReadStatus.SYMLINK_LOOP, detail="symlink loop; not followed", file_type="symlink")
+        if root is not None and not is_within(target, root):
+            return ReadResult(
+                ReadStatus.SYMLINK_ESCAPE,
+                detail="symlink points outside the scanned tree; not followed",
+                file_type="symlink",
+            )
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            return ReadResult(ReadStatus.UNREADABLE, detail=f"cannot stat: {exc.strerror or exc}")
+    else:
+        st = lst
+    if not stat.S_ISREG(st.st_mode):
+        kind = _file_type(st.st_mode)
+        return ReadResult(ReadStatus.NOT_REGULAR, detail=f"is a {kind}; never opened", file_type=kind)
+    return None
+
+
+def read_file(path: Path, root: Optional[Path] = None, max_bytes: int = DEFAULT_MAX_BYTES) -> ReadResult:
+    """Read ``path`` safely. Never raises for I/O problems; the status says what happened.
+
+    ``root`` (resolved) bounds where symlinks may point; ``None`` disables the
+    check (used for explicit paths outside any tree).
+    """
+    pre = check_path(path, root)
+    if pre is not None:
+        return pre
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except PermissionError:
+        return ReadResult(ReadStatus.UNREADABLE, detail="permission denied")
+    except OSError as exc:
+        return ReadResult(ReadStatus.UNREADABLE, detail=f"cannot open: {exc.strerror or exc}")
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = _file_type(st.st_mode)
+            return ReadResult(ReadStatus.NOT_REGULAR, detail=f"is a {kind}; not read", file_type=kind)
+        with os.fdopen(fd, "rb", closefd=True) as fh:
+            fd = -1
+            return _decode_stream(fh, st.st_size, max_bytes)
+    except OSError as exc:
+        return ReadResult(ReadStatus.UNREADABLE, detail=f"read error: {exc.strerror or exc}")
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
+    if size <= max_bytes:
+        data = fh.read(max_bytes + 1)
+        if len(data) <= max_bytes:
+            return decode_bytes(data)
+        # grew while we read: fall through to streaming with what we have
+        fh.seek(0)
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    head_parts: list[str] = []
+    head_len = 0
+    tail = ""
+    total_chars = 0
+    total_bytes = 0
+    first = True
+    bom = None
+    while True:
+        chunk = fh.read(_CHUNK)
+        if first:
+            bom = _sniff_bom(chunk[:4])
+            first = False
+        final = not chunk
+        try:
+            piece = decoder.decode(chunk, final=final)
+        except UnicodeDecodeError as exc:
+            return ReadResult(
+                ReadStatus.NOT_UTF8,
+                size_bytes=max(size, total_bytes),
+                detail=f"not valid UTF-8 (first bad byte at offset {total_bytes + exc.start})",
+                decode_error_offset=total_bytes + exc.start,
+                bom=bom,
+            )
+        total_bytes += len(chunk)
+        total_chars += len(piece)
+        if head_len < OVERSIZE_HEAD_CHARS:
+            take = piece[: OVERSIZE_HEAD_CHARS - head_len]
+            head_parts.append(take)
+            head_len += len(take)
+        tail = (tail + piece)[-OVERSIZE_TAIL_CHARS:]
+        if final:
+            break
+    return ReadResult(
+        ReadStatus.OVERSIZED,
+        text="".join(head_parts),
+        tail=tail,
+        size_bytes=total_bytes,
+        total_chars=total_chars,
+        detail=f"oversized ({total_bytes:,} bytes); read as a {OVERSIZE_HEAD_CHARS:,}-character head and a "
+        f"{OVERSIZE_TAIL_CHARS:,}-character tail",
+        bom=bom,
+    )
+
+
+def decode_bytes(data: bytes) -> ReadResult:
+    """Decode an in-memory file the way Hermes 0.19.0 does (strict UTF-8, BOM kept)."""
+    bom = _sniff_bom(data[:4])
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return ReadResult(
+            ReadStatus.NOT_UTF8,
+            size_bytes=len(data),
+            detail=f"not valid UTF-8 (first bad byte at offset {exc.start})"
+            + (f"; starts with a {bom.upper()} byte-order mark" if bom and bom != "utf-8" else ""),
+            decode_error_offset=exc.start,
+            bom=bom,
+        )
+    return ReadResult(ReadStatus.OK, text=text, size_bytes=len(data), total_chars=len(text), bom=bom)

@@ -1,0 +1,230 @@
+"""The rule engine: runs catalog rules over a document and returns findings.
+
+Inputs: a :class:`~hermes_audit.documents.document.Document`, the rules to
+run, and (for parity findings) the Hermes verdict. Every finding carries a
+span in the document's own text; matches found in a normalised view are
+mapped back through :mod:`hermes_audit.engine.normalize`.
+
+A rule that fails (a regular expression that times out, a detector that
+raises) does not stop the scan: it is recorded in :attr:`EngineResult.errors`
+and the run is reported as incomplete.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+import regex
+
+from hermes_audit.documents.document import Document
+from hermes_audit.engine import unicode_chars as uc
+from hermes_audit.engine.catalog import Rule
+from hermes_audit.engine.detectors import DETECTORS, DetectorHit
+from hermes_audit.engine.markdown import ExampleSpans
+from hermes_audit.engine.normalize import MappedText, compose, filter_map, nfkc
+from hermes_audit.engine.redact import redact
+from hermes_audit.findings import Confidence, Finding, Severity, Span
+
+#: Seconds one regular expression may run on one document before it is abandoned.
+REGEX_TIMEOUT = 5.0
+#: Characters of a finding's matched text kept in its snippet.
+SNIPPET_CHARS = 160
+#: Largest decoded payload scanned again (characters).
+MAX_DECODED_CHARS = 100_000
+
+
+class _SafeDict(dict):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+@dataclass
+class EngineError:
+    """A rule that could not finish on a document."""
+
+    rule_id: str
+    path: str
+    message: str
+
+
+@dataclass
+class EngineResult:
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[EngineError] = field(default_factory=list)
+
+
+def _drop_char(ch: str) -> bool:
+    """Characters removed by the de-obfuscating view."""
+    return (
+        (uc.is_invisible(ch) and ch not in uc.BLANK_LETTERS)
+        or uc.is_tag(ch)
+        or uc.is_variation_selector(ch)
+        or ch in uc.BIDI_MARKS
+        or unicodedata.combining(ch) != 0 and 0x0300 <= ord(ch) <= 0x036F
+    )
+
+
+def _blank_to_space(ch: str) -> Optional[str]:
+    return " " if ch in uc.BLANK_LETTERS else None
+
+
+class Views:
+    """Lazily built views of one text, each a :class:`MappedText` back to the raw text."""
+
+    def __init__(self, text: str) -> None:
+        self.raw_text = text
+        self._cache: dict[str, MappedText] = {}
+
+    def get(self, name: str) -> MappedText:
+        v = self._cache.get(name)
+        if v is not None:
+            return v
+        if name == "raw":
+            v = MappedText(self.raw_text, self.raw_text)
+        elif name == "nfkc":
+            v = nfkc(self.raw_text)
+        elif name == "deobfuscated":
+            from hermes_audit.engine.deobfuscate import deobfuscate
+
+            v = deobfuscate(self.raw_text)
+        else:
+            raise ValueError(f"unknown view {name!r}")
+        self._cache[name] = v
+        return v
+
+
+def basic_deobfuscate(text: str) -> MappedText:
+    """Invisible/format characters removed, blank letters turned into spaces, then NFKC."""
+    stripped = filter_map(text, lambda c: not _drop_char(c), _blank_to_space)
+    return compose(stripped, nfkc(stripped.text))
+
+
+def make_finding(
+    doc: Document,
+    rule: Rule,
+    start: int,
+    end: int,
+    message: str,
+    severity: Optional[Severity] = None,
+    confidence: Optional[Confidence] = None,
+    hermes_pattern_id: Optional[str] = None,
+    decoded: Optional[str] = None,
+) -> Finding:
+    """A finding for ``rule`` at ``[start, end)`` of the document text, snippet redacted and escaped."""
+    text = doc.text or ""
+    end = max(end, start + 1) if text else end
+    end = min(end, len(text))
+    start = min(start, end)
+    matched = text[start:end]
+    return Finding(
+        rule_id=rule.code,
+        rule_name=rule.name,
+        family=rule.family,
+        severity=severity if severity is not None else rule.severity,
+        confidence=confidence if confidence is not None else rule.confidence,
+        path=doc.path,
+        span=Span(start, end),
+        start=doc.lines.position(start),
+        end=doc.lines.position(end),
+        message=message,
+        snippet=uc.printable(redact(matched), SNIPPET_CHARS),
+        hermes_pattern_id=hermes_pattern_id,
+        fix=rule.fix or None,
+        decoded=uc.printable(redact(decoded), 500) if decoded is not None else None,
+    )
+
+
+def _format(rule: Rule, fields: dict) -> str:
+    try:
+        return rule.message.format_map(_SafeDict(fields))
+    except (ValueError, IndexError):
+        return rule.message
+
+
+def _demote(c: Confidence) -> Confidence:
+    return Confidence(max(int(c) - 1, 0))
+
+
+class Engine:
+    """Runs audit rules over documents. One engine can serve many documents."""
+
+    def __init__(self, rules: Iterable[Rule], regex_timeout: float = REGEX_TIMEOUT) -> None:
+        self.rules = [r for r in rules if not r.is_parity]
+        self.regex_timeout = regex_timeout
+        self._decoded_rules = [r for r in self.rules if r.patterns and r.view in ("deobfuscated", "nfkc", "raw")]
+
+    def run(self, doc: Document) -> EngineResult:
+        """All audit findings for ``doc`` (none when it could not be read)."""
+        result = EngineResult()
+        text = doc.text
+        if not text:
+            return result
+        views = Views(text)
+        examples: Optional[ExampleSpans] = None
+        seen: set[tuple[str, int, int]] = set()
+        for rule in self.rules:
+            if not rule.applies_to(doc.kind):
+                continue
+            try:
+                if rule.detector:
+                    hits = list(DETECTORS[rule.detector](text, rule.params))
+                    for h in hits:
+                        key = (rule.code, h.start, h.end)
+                        if key in seen:
+                            continue
+                        seen.add(key)
+                        f = make_finding(doc, rule, h.start, h.end, _format(rule, h.fields), severity=h.severity, decoded=h.decoded)
+                        result.findings.append(f)
+                        if h.decoded:
+                            self._scan_decoded(doc, rule, h, result)
+                    continue
+                view = views.get(rule.view)
+                for pat in rule.compiled:
+                    for m in pat.finditer(view.text, timeout=self.regex_timeout):
+                        s, e = view.to_raw(m.start(), max(m.end(), m.start() + 1))
+                        key = (rule.code, s, e)
+                        if key in seen:
+                            continue
+                        seen.add(key)
+                        conf = rule.confidence
+                        note = ""
+                        if rule.demote_in_examples:
+                            if examples is None:
+                                examples = ExampleSpans(text)
+                            if examples.contains(s, e):
+                                conf = _demote(conf)
+                                note = " (inside code, a block quote or a quoted example: it may describe rather than instruct)"
+                        msg = _format(rule, {"match": uc.printable(redact(m.group(0)), 80)}) + note
+                        result.findings.append(make_finding(doc, rule, s, e, msg, confidence=conf))
+            except TimeoutError:
+                result.errors.append(EngineError(rule.code, doc.path, f"rule {rule.code} timed out after {self.regex_timeout}s"))
+            except Exception as exc:  # a broken rule must not stop the scan
+                result.errors.append(EngineError(rule.code, doc.path, f"rule {rule.code} failed: {type(exc).__name__}: {exc}"))
+        result.findings.sort(key=lambda f: (f.span.start, f.rule_id))
+        return result
+
+    def _scan_decoded(self, doc: Document, source_rule: Rule, hit: DetectorHit, result: EngineResult) -> None:
+        """Scan a decoded hidden payload; findings point at the hidden run."""
+        payload = (hit.decoded or "")[:MAX_DECODED_CHARS]
+        if not payload.strip():
+            return
+        sub = Document.from_text(payload, doc.path, doc.kind)
+        inner = Engine(self._decoded_rules, self.regex_timeout).run(sub)
+        for f in inner.findings:
+            rule_sev = max(f.severity, Severity.HIGH)
+            msg = f"hidden text decoded from {source_rule.name}: {f.message}"
+            outer = make_finding(doc, _rule_like(f), hit.start, hit.end, msg, severity=rule_sev, confidence=f.confidence)
+            outer.decoded = f.snippet
+            result.findings.append(outer)
+        result.errors.extend(inner.errors)
+
+
+def _rule_like(f: Finding) -> Rule:
+    from hermes_audit.engine.catalog import Rule as R
+
+    return R(
+        code=f.rule_id, name=f.rule_name, family=f.family, severity=f.severity, confidence=f.confidence,
+        title="", message="", help="", kinds=frozenset({"all"}), source="", fix=f.fix or "",
+    )

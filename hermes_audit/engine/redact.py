@@ -1,0 +1,25 @@
+"""Redaction of secrets in snippets shown to users (text, JSON, SARIF, annotations)."""
+
+from __future__ import annotations
+
+import regex
+
+# Token shapes: provider prefixes, then key=value assignments with long values.
+_SECRET_SHAPES = regex.compile(
+    r"(?P<keep>sk-(?:ant-)?|ghp_|gho_|ghs_|github_pat_|glpat-|xox[abpr]-|AKIA|ASIA|AIza)(?P<secret>[A-Za-z0-9_\-]{8,})"
+    r"|(?P<kv>(?i:api[_-]?key|token|secret|password|passwd|pwd|auth)\s*[=:]\s*[\"']?)(?P<value>[A-Za-z0-9+/=_\-.]{12,})"
+    r"|(?P<pem>-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]{0,4000}?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"
+)
+
+
+def redact(text: str) -> str:
+    """``text`` with secret-looking values replaced: keeps a 4-character prefix, then ``****``."""
+
+    def repl(m: "regex.Match[str]") -> str:
+        if m.group("keep"):
+            return m.group("keep") + m.group("secret")[:4] + "****"
+        if m.group("kv"):
+            return m.group("kv") + m.group("value")[:4] + "****"
+        return m.group("pem") + "****"
+
+    return _SECRET_SHAPES.sub(repl, text)

@@ -1,0 +1,215 @@
+"""Findings: what a rule reports, with positions in the original file text.
+
+Positions are 1-based lines and columns. Columns count Python code points
+(not bytes, not UTF-16 units); ``end_column`` is the column *after* the last
+matched character, as SARIF defines it.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from dataclasses import dataclass, field
+from typing import Optional
+
+
+class Severity(enum.IntEnum):
+    """Finding severity, ordered so that comparisons work (``HIGH > MEDIUM``)."""
+
+    INFO = 0
+    LOW = 1
+    MEDIUM = 2
+    HIGH = 3
+    CRITICAL = 4
+
+    @classmethod
+    def parse(cls, value: str) -> "Severity":
+        """Parse ``info|low|medium|high|critical`` (case-insensitive).
+
+        Raises ``ValueError`` naming the accepted values.
+        """
+        try:
+            return cls[value.strip().upper()]
+        except KeyError:
+            raise ValueError(
+                f"unknown severity {value!r} (expected one of: info, low, medium, high, critical)"
+            ) from None
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+class Confidence(enum.IntEnum):
+    """How sure a rule is that a match is what it claims."""
+
+    LOW = 0
+    MEDIUM = 1
+    HIGH = 2
+
+    @classmethod
+    def parse(cls, value: str) -> "Confidence":
+        try:
+            return cls[value.strip().upper()]
+        except KeyError:
+            raise ValueError(
+                f"unknown confidence {value!r} (expected one of: low, medium, high)"
+            ) from None
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True)
+class Span:
+    """A half-open character range ``[start, end)`` in a document's text."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Position:
+    """1-based line and column (code points) in the original text."""
+
+    line: int
+    column: int
+
+
+class LineIndex:
+    """Maps character offsets in a text to 1-based (line, column) positions.
+
+    Lines end at ``\\n``; a ``\\r`` before it is part of the line's content as
+    far as columns are concerned (it is never counted as a line break on its
+    own, matching how Hermes and most editors treat CRLF files).
+    """
+
+    def __init__(self, text: str) -> None:
+        self._starts = [0]
+        find = text.find
+        i = find("\n")
+        while i != -1:
+            self._starts.append(i + 1)
+            i = find("\n", i + 1)
+        self._length = len(text)
+
+    def position(self, offset: int) -> Position:
+        """Position of the character at ``offset`` (clamped to the text)."""
+        import bisect
+
+        offset = max(0, min(offset, self._length))
+        line = bisect.bisect_right(self._starts, offset) - 1
+        return Position(line + 1, offset - self._starts[line] + 1)
+
+    def line_bounds(self, line: int) -> tuple[int, int]:
+        """Offsets ``[start, end)`` of 1-based ``line`` without its newline."""
+        start = self._starts[line - 1]
+        end = self._starts[line] - 1 if line < len(self._starts) else self._length
+        return start, end
+
+
+@dataclass
+class Finding:
+    """One problem found by one rule in one document.
+
+    ``span`` is in the document's decoded text (see ``Document.text``);
+    ``start``/``end`` are derived positions. ``snippet`` is the matched text
+    with secrets redacted and control characters escaped. ``hermes_pattern_id``
+    is set for findings that mirror a Hermes threat pattern.
+    """
+
+    rule_id: str
+    rule_name: str
+    family: str
+    severity: Severity
+    confidence: Confidence
+    path: str
+    span: Span
+    start: Position
+    end: Position
+    message: str
+    snippet: str
+    hermes_pattern_id: Optional[str] = None
+    fingerprint: str = ""
+    fix: Optional[str] = None
+    related: list["RelatedLocation"] = field(default_factory=list)
+    decoded: Optional[str] = None
+    suppressed: Optional[str] = None  # reason, when an inline suppression or baseline applies
+
+    def to_dict(self) -> dict:
+        """JSON-ready dictionary (the schema documented in README.md)."""
+        out = {
+            "rule_id": self.rule_id,
+            "rule_name": self.rule_name,
+            "family": self.family,
+            "severity": self.severity.label,
+            "confidence": self.confidence.label,
+            "path": self.path,
+            "start_line": self.start.line,
+            "start_column": self.start.column,
+            "end_line": self.end.line,
+            "end_column": self.end.column,
+            "message": self.message,
+            "snippet": self.snippet,
+            "fingerprint": self.fingerprint,
+            "hermes_pattern_id": self.hermes_pattern_id,
+        }
+        if self.fix:
+            out["fix"] = self.fix
+        if self.decoded is not None:
+            out["decoded"] = self.decoded
+        if self.related:
+            out["related"] = [r.to_dict() for r in self.related]
+        if self.suppressed is not None:
+            out["suppressed"] = self.suppressed
+        return out
+
+
+@dataclass
+class RelatedLocation:
+    """A second location that belongs to a finding (e.g. the other side of a seam)."""
+
+    path: str
+    start: Position
+    end: Position
+    message: str
+
+    def to_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "start_line": self.start.line,
+            "start_column": self.start.column,
+            "end_line": self.end.line,
+            "end_column": self.end.column,
+            "message": self.message,
+        }
+
+
+def normalise_for_fingerprint(text: str) -> str:
+    """Case-folded text with runs of whitespace collapsed to one space."""
+    return " ".join(text.casefold().split())
+
+
+def fingerprint(rule_id: str, path: str, matched: str, occurrence: int = 0) -> str:
+    """Content-based fingerprint: 16 hex digits of SHA-256.
+
+    Depends on the rule, the file path, the normalised matched text and the
+    occurrence index among identical matches in the same file; never on line
+    numbers, so findings keep their identity when lines move.
+    """
+    h = hashlib.sha256()
+    for part in (rule_id, path, normalise_for_fingerprint(matched), str(occurrence)):
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.hexdigest()[:16]
+
+
+def assign_fingerprints(findings: list[Finding], matched_texts: list[str]) -> None:
+    """Set ``fingerprint`` on each finding, numbering identical matches in order."""
+    seen: dict[tuple[str, str, str], int] = {}
+    for f, text in zip(findings, matched_texts):
+        key = (f.rule_id, f.path, normalise_for_fingerprint(text))
+        n = seen.get(key, 0)
+        seen[key] = n + 1
+        f.fingerprint = fingerprint(f.rule_id, f.path, text, n)

@@ -1,0 +1,290 @@
+"""What Hermes does with one file on its own: load, block, warn or skip.
+
+This is the per-file parity verdict that ``hermes-audit scan`` reports. The
+loading simulation (``hermes_audit.hermes.context``) adds what depends on the
+other files: shadowing, the AGENTS.md chain, truncation.
+
+Sources (0.19 profile: hermes-agent 0.19.0; ``latest``: the reference's V-latest):
+
+* context files and SOUL.md: ``agent/prompt_builder.py`` reads the file
+  (``utf-8``; latest ``utf-8-sig``), ``.strip()``s it, treats empty as absent,
+  strips YAML front matter from ``.hermes.md`` only, drops one leading U+FEFF
+  and scans the rest at the ``context`` scope; any finding replaces the file by
+  ``[BLOCKED: <label> contained potential prompt injection (<ids>). Content not loaded.]``.
+* ``SOUL.md`` in latest: a user-authored SOUL.md with a finding loads with a
+  warning; one owned by a profile distribution is blocked.
+* memory stores: ``tools/memory_tool.py`` splits on ``"\\n§\\n"``, strips,
+  drops empty and duplicate entries, and replaces each entry with a finding at
+  the ``strict`` scope by ``[BLOCKED: <file> entry contained threat pattern(s): <ids>.
+  Removed from system prompt; use memory(action=remove) to delete the original.]``.
+  An entry that already starts with ``[BLOCKED:`` is not scanned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from hermes_audit.documents.document import Document
+from hermes_audit.documents.kinds import DocumentKind
+from hermes_audit.documents.reader import ReadStatus
+from hermes_audit.hermes.profiles import MEMORY_ENTRY_DELIMITER, VersionProfile
+from hermes_audit.hermes.threats import ParityHit, ThreatScanner
+
+LOADED = "loaded"
+BLOCKED = "blocked"
+WARNED = "warned"
+SKIPPED = "skipped"
+
+
+@dataclass
+class ScanUnit:
+    """The exact string Hermes scans, and where it starts in the document text.
+
+    Every transformation Hermes applies before scanning (BOM removal,
+    ``strip()``, front matter, entry splitting) keeps a contiguous slice of the
+    file, so ``document.text[offset:offset + len(text)] == text``.
+    """
+
+    text: str
+    offset: int
+    label: str
+    scope: str
+
+
+@dataclass
+class LocatedHit:
+    """A parity hit with its span in the document text."""
+
+    hit: ParityHit
+    start: int
+    end: int
+    unit_label: str
+
+
+@dataclass
+class EntryVerdict:
+    """One memory entry: its text span, status and the pattern ids that block it."""
+
+    index: int
+    offset: int
+    length: int
+    status: str
+    pattern_ids: list[str]
+    rendered: str
+
+
+@dataclass
+class HermesVerdict:
+    """Hermes' treatment of one file.
+
+    ``status`` is ``loaded``, ``blocked``, ``warned`` or ``skipped``;
+    ``pattern_ids`` the ids Hermes reports (invisible-character ids sorted by
+    code point; Hermes' own order for them varies between runs); ``message``
+    the exact ``[BLOCKED: ...]`` text Hermes injects, or the warning/skip reason.
+    """
+
+    status: str
+    pattern_ids: list[str] = field(default_factory=list)
+    message: str = ""
+    hits: list[LocatedHit] = field(default_factory=list)
+    entries: list[EntryVerdict] = field(default_factory=list)
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        out: dict = {"status": self.status, "pattern_ids": list(self.pattern_ids), "message": self.message}
+        if self.note:
+            out["note"] = self.note
+        if self.entries:
+            out["entries"] = [
+                {"index": e.index, "status": e.status, "pattern_ids": e.pattern_ids, "characters": e.length}
+                for e in self.entries
+            ]
+        return out
+
+
+def blocked_marker(label: str, ids: list[str]) -> str:
+    """The text Hermes puts in place of a blocked context file (``_scan_context_content``)."""
+    return f"[BLOCKED: {label} contained potential prompt injection ({', '.join(ids)}). Content not loaded.]"
+
+
+def memory_blocked_marker(filename: str, ids: list[str]) -> str:
+    """The placeholder Hermes puts in the memory snapshot for a blocked entry (``_sanitize_entries_for_snapshot``)."""
+    return (
+        f"[BLOCKED: {filename} entry contained threat pattern(s): {', '.join(ids)}. Removed from system prompt; "
+        "use memory(action=remove) to delete the original.]"
+    )
+
+
+def memory_too_large_marker(filename: str, length: int) -> str:
+    """Latest only: the placeholder for an entry longer than the scan window."""
+    return (
+        f"[BLOCKED: {filename} entry too large to scan ({length:,} chars). Removed from system prompt; "
+        "use memory(action=remove) to delete the original.]"
+    )
+
+
+def strip_yaml_frontmatter(content: str) -> str:
+    """Hermes' ``_strip_yaml_frontmatter`` (0.19.0 ``agent/prompt_builder.py``).
+
+    Leading U+FEFF characters are dropped; when the text starts with ``---``
+    and a ``\\n---`` follows at index 3 or later, the body after it (leading
+    newlines dropped) is returned, unless that body is empty. The result is
+    always a suffix of the input.
+    """
+    content = content.lstrip("\ufeff")
+    if content.startswith("---"):
+        end = content.find("\n---", 3)
+        if end != -1:
+            body = content[end + 4 :].lstrip("\n")
+            return body if body else content
+    return content
+
+
+def context_scan_unit(text: str, kind: DocumentKind, label: str, profile: VersionProfile) -> Optional[ScanUnit]:
+    """The string Hermes scans for a context file or SOUL.md, or ``None`` when it is empty after ``strip()``."""
+    off = 0
+    t = text
+    if profile.context_encoding == "utf-8-sig" and t.startswith("\ufeff"):
+        t = t[1:]
+        off = 1
+    stripped = t.strip()
+    if not stripped:
+        return None
+    off += len(t) - len(t.lstrip())
+    t = stripped
+    if kind is DocumentKind.HERMES_MD:
+        body = strip_yaml_frontmatter(t)
+        off += len(t) - len(body)
+        t = body
+    if t.startswith("\ufeff"):
+        t = t[1:]
+        off += 1
+    return ScanUnit(t, off, label, "context")
+
+
+def memory_entries(text: str) -> list[tuple[int, str]]:
+    """Entries of a memory store with their offsets: split on ``"\\n§\\n"``, stripped, empties dropped,
+    duplicates dropped keeping the first (``MemoryStore._read_file`` + ``load_from_disk``)."""
+    if not text.strip():
+        return []
+    out: list[tuple[int, str]] = []
+    seen: set[str] = set()
+    pos = 0
+    for piece in text.split(MEMORY_ENTRY_DELIMITER):
+        stripped = piece.strip()
+        if stripped and stripped not in seen:
+            seen.add(stripped)
+            out.append((pos + (len(piece) - len(piece.lstrip())), stripped))
+        pos += len(piece) + len(MEMORY_ENTRY_DELIMITER)
+    return out
+
+
+def _skip_reason(doc: Document, profile: VersionProfile) -> str:
+    st = doc.read.status
+    if st is ReadStatus.NOT_UTF8:
+        if doc.kind.is_memory_store:
+            return (f"not UTF-8 ({doc.read.detail}); {profile.label} raises a decode error loading the memory store, "
+                    "so no memory is loaded")
+        return f"not UTF-8 ({doc.read.detail}); {profile.label} ignores the file as if it were absent"
+    if st is ReadStatus.NOT_REGULAR:
+        if doc.read.file_type == "FIFO" and profile.name == "0.19":
+            return f"{doc.read.detail}; {profile.label} would block forever reading it (the session never starts)"
+        return f"{doc.read.detail}; Hermes cannot read it and treats it as absent"
+    if st is ReadStatus.SYMLINK_ESCAPE:
+        return f"{doc.read.detail}; Hermes would follow it and load the target"
+    return f"{doc.read.detail}; Hermes treats it as absent"
+
+
+def _locate(scanner: ThreatScanner, unit: ScanUnit, scope: str) -> list[LocatedHit]:
+    return [
+        LocatedHit(h, unit.offset + h.start, unit.offset + h.end, unit.label)
+        for h in scanner.locate(unit.text, scope)
+    ]
+
+
+def soul_is_user_authored(manifest_state: Optional[dict]) -> bool:
+    """Latest's ``user_authored`` test for SOUL.md.
+
+    ``manifest_state`` is ``None`` when no ``distribution.yaml`` sits next to
+    SOUL.md, ``{"error": ...}`` when it cannot be read (fail closed: not user
+    authored), else ``{"distribution_owned": [...]}``.
+    """
+    if manifest_state is None:
+        return True
+    if "error" in manifest_state:
+        return False
+    owned = manifest_state.get("distribution_owned") or []
+    return bool(owned) and "SOUL.md" not in owned
+
+
+def verdict_for(
+    doc: Document,
+    scanner: ThreatScanner,
+    profile: VersionProfile,
+    soul_manifest: Optional[dict] = None,
+) -> HermesVerdict:
+    """Hermes' verdict for ``doc`` read on its own as its kind.
+
+    ``soul_manifest`` describes a ``distribution.yaml`` next to a SOUL.md (see
+    :func:`soul_is_user_authored`); it only matters for the ``latest`` profile.
+    """
+    if not doc.readable or doc.text is None:
+        return HermesVerdict(SKIPPED, message=_skip_reason(doc, profile))
+    text = doc.text
+    if doc.kind is DocumentKind.DISTRIBUTION:
+        return HermesVerdict(LOADED, note="profile distribution manifest: read at install time, never put in the prompt")
+    if doc.kind is DocumentKind.SKILL:
+        return HermesVerdict(
+            LOADED,
+            note="Hermes does not scan SKILL.md when loading skills; its skills guard runs only on hub installs",
+        )
+    if doc.kind.is_memory_store:
+        return _memory_verdict(doc, text, scanner, profile)
+    unit = context_scan_unit(text, doc.kind, doc.label, profile)
+    if unit is None:
+        return HermesVerdict(SKIPPED, message="empty after strip(); Hermes treats it as absent")
+    hits = _locate(scanner, unit, "context")
+    if not hits:
+        return HermesVerdict(LOADED)
+    ids = [h.hit.pattern_id for h in hits]
+    if doc.kind is DocumentKind.SOUL_MD and profile.soul_warn_mode and soul_is_user_authored(soul_manifest):
+        return HermesVerdict(
+            WARNED, ids,
+            message=(f"Context file {doc.label} matched injection pattern(s) {ids}; loaded anyway because it is the "
+                     "user's own file in HERMES_HOME — review it if you did not write that text"),
+            hits=hits,
+        )
+    return HermesVerdict(BLOCKED, ids, message=blocked_marker(doc.label, ids), hits=hits)
+
+
+def _memory_verdict(doc: Document, text: str, scanner: ThreatScanner, profile: VersionProfile) -> HermesVerdict:
+    filename = "USER.md" if doc.kind is DocumentKind.USER_PROFILE else "MEMORY.md"
+    entries: list[EntryVerdict] = []
+    all_ids: list[str] = []
+    hits: list[LocatedHit] = []
+    for i, (off, entry) in enumerate(memory_entries(text)):
+        if entry.startswith("[BLOCKED:"):
+            entries.append(EntryVerdict(i, off, len(entry), LOADED, [], entry))
+            continue
+        if profile.memory_block_oversized_entries and len(entry) > scanner.max_scan_chars:
+            entries.append(EntryVerdict(i, off, len(entry), BLOCKED, [], memory_too_large_marker(filename, len(entry))))
+            continue
+        unit = ScanUnit(entry, off, f"{filename} entry {i + 1}", "strict")
+        eh = _locate(scanner, unit, "strict")
+        ids = [h.hit.pattern_id for h in eh]
+        if ids:
+            hits.extend(eh)
+            entries.append(EntryVerdict(i, off, len(entry), BLOCKED, ids, memory_blocked_marker(filename, ids)))
+            for pid in ids:
+                if pid not in all_ids:
+                    all_ids.append(pid)
+        else:
+            entries.append(EntryVerdict(i, off, len(entry), LOADED, [], entry))
+    blocked = [e for e in entries if e.status == BLOCKED]
+    if not entries:
+        return HermesVerdict(SKIPPED, message="no entries; Hermes adds no block for this store", entries=entries)
+    if not blocked:
+        return HermesVerdict(LOADED, entries=entries)
+    msg = f"{len(blocked)} of {len(entries)} entries blocked: " + " ".join(e.rendered for e in blocked)
+    return HermesVerdict(BLOCKED, all_ids, message=msg, hits=hits, entries=entries)

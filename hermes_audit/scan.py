@@ -1,0 +1,287 @@
+"""The scan pipeline: paths -> documents -> Hermes verdicts + rule engine -> findings.
+
+This module wires the rooms together and holds no rule or Hermes logic of
+its own. The CLI calls :func:`run_scan`; so can other programs.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence
+
+from hermes_audit.documents.discovery import discover
+from hermes_audit.documents.document import Document
+from hermes_audit.documents.kinds import DocumentKind, classify
+from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, ReadStatus, read_file
+from hermes_audit.engine.catalog import DEFAULT_VERSION, Catalog, Rule, load_catalog
+from hermes_audit.engine.engine import Engine, EngineError, make_finding
+from hermes_audit.findings import Finding, Severity, assign_fingerprints
+from hermes_audit.hermes.profiles import VersionProfile, get_profile
+from hermes_audit.hermes.threats import scanner_for
+from hermes_audit.hermes.verdict import BLOCKED, WARNED, HermesVerdict, verdict_for
+
+
+@dataclass
+class ScanOptions:
+    """Everything a scan needs besides the paths. Defaults match the CLI's."""
+
+    hermes_version: str = DEFAULT_VERSION
+    select: Optional[list[str]] = None
+    ignore: list[str] = field(default_factory=list)
+    min_severity: Severity = Severity.INFO
+    fail_on: Severity = Severity.HIGH
+    fail_on_blocked: bool = True
+    kind: Optional[DocumentKind] = None
+    max_bytes: int = DEFAULT_MAX_BYTES
+    use_git: bool = True
+    exclude: list[str] = field(default_factory=list)
+    per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
+    rules_dir: Optional[Path] = None
+    base: Optional[Path] = None
+
+
+@dataclass
+class FileReport:
+    """One scanned file: the document and Hermes' verdict on it."""
+
+    document: Document
+    verdict: HermesVerdict
+
+    def to_dict(self) -> dict:
+        d = self.document
+        out = {
+            "path": d.path,
+            "kind": d.kind.value,
+            "label": d.label,
+            "read": {"status": d.read.status.value, "bytes": d.read.size_bytes, "characters": d.read.total_chars},
+            "hermes": self.verdict.to_dict(),
+        }
+        if d.read.detail:
+            out["read"]["detail"] = d.read.detail
+        return out
+
+
+@dataclass
+class ScanResult:
+    hermes_version: str
+    files: list[FileReport] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[EngineError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    options: ScanOptions = field(default_factory=ScanOptions)
+    rules_run: list[Rule] = field(default_factory=list)
+
+    @property
+    def incomplete(self) -> bool:
+        return bool(self.errors)
+
+    def failing_findings(self) -> list[Finding]:
+        return [f for f in self.findings if f.suppressed is None and f.severity >= self.options.fail_on]
+
+    def blocked_files(self) -> list[FileReport]:
+        return [f for f in self.files if f.verdict.status == BLOCKED]
+
+    def exit_code(self) -> int:
+        """0 clean, 1 findings at/above ``fail_on`` or a blocked file, 3 incomplete."""
+        if self.incomplete:
+            return 3
+        if self.failing_findings():
+            return 1
+        if self.options.fail_on_blocked and self.blocked_files():
+            return 1
+        return 0
+
+    def summary(self) -> dict:
+        by_sev = {s.label: 0 for s in sorted(Severity, reverse=True)}
+        for f in self.findings:
+            if f.suppressed is None:
+                by_sev[f.severity.label] += 1
+        statuses: dict[str, int] = {}
+        for fr in self.files:
+            statuses[fr.verdict.status] = statuses.get(fr.verdict.status, 0) + 1
+        return {
+            "files": len(self.files),
+            "findings": sum(by_sev.values()),
+            "suppressed": sum(1 for f in self.findings if f.suppressed is not None),
+            "by_severity": by_sev,
+            "hermes": statuses,
+            "errors": len(self.errors),
+            "exit_code": self.exit_code(),
+        }
+
+
+def _matches_selector(rule: Rule, sel: str) -> bool:
+    s = sel.strip()
+    low = s.lower()
+    return (
+        rule.code.lower() == low
+        or (len(s) >= 2 and rule.code.lower().startswith(low) and s[:1].upper() == "H")
+        or rule.name == low
+        or rule.family == low
+    )
+
+
+def select_rules(catalog: Catalog, select: Optional[Sequence[str]], ignore: Sequence[str]) -> list[Rule]:
+    """Rules chosen by ``select`` (all when ``None``) minus ``ignore``; selectors are codes,
+    code prefixes (``HA1``), names or families. Raises ``ValueError`` for a selector that matches nothing."""
+    rules = catalog.all_rules()
+    for sel in [*(select or []), *ignore]:
+        if not any(_matches_selector(r, sel) for r in rules):
+            raise ValueError(f"no rule, code prefix or family matches {sel!r} (see `hermes-audit rules`)")
+    chosen = [r for r in rules if select is None or any(_matches_selector(r, s) for s in select)]
+    return [r for r in chosen if not any(_matches_selector(r, s) for s in ignore)]
+
+
+def _display(p: Path, base: Path) -> str:
+    try:
+        return p.absolute().relative_to(base).as_posix()
+    except ValueError:
+        return p.as_posix()
+
+
+def _excluded(display: str, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatch(display, pat) for pat in patterns)
+
+
+def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[str]) -> list[Document]:
+    """Documents for the given paths: directories are walked for Hermes' file names; files are taken
+    whatever their name (kind from the name, ``--kind`` to override, ``generic`` otherwise)."""
+    base = (options.base or Path.cwd()).absolute()
+    docs: list[Document] = []
+    seen: set[str] = set()
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir() and not p.is_symlink():
+            res = discover(p, base=base, use_git=options.use_git)
+            notes.extend(res.notes)
+            root = p.resolve()
+            for c in res.candidates:
+                if c.display in seen or _excluded(c.display, options.exclude):
+                    continue
+                seen.add(c.display)
+                kind = options.kind or c.kind
+                docs.append(Document.from_path(c.abs_path, c.display, kind, root, options.max_bytes))
+        else:
+            display = _display(p, base)
+            if display in seen:
+                continue
+            seen.add(display)
+            kind = options.kind or classify(display) or DocumentKind.GENERIC
+            root = base.resolve() if _inside(p, base) else None
+            docs.append(Document.from_path(p, display, kind, root, options.max_bytes))
+    return docs
+
+
+def _inside(p: Path, base: Path) -> bool:
+    try:
+        p.absolute().relative_to(base)
+        return True
+    except ValueError:
+        return False
+
+
+def soul_manifest_state(doc: Document) -> Optional[dict]:
+    """The ``distribution.yaml`` next to a SOUL.md: ``None`` (absent), ``{"error": msg}`` or
+    ``{"distribution_owned": [...]}``. Read safely (size-bounded, ``yaml.safe_load``)."""
+    if doc.abs_path is None:
+        return None
+    mf = doc.abs_path.parent / "distribution.yaml"
+    if not os.path.lexists(mf):
+        return None
+    res = read_file(mf, doc.abs_path.parent.resolve(), max_bytes=1024 * 1024)
+    if res.status is not ReadStatus.OK or res.text is None:
+        return {"error": res.detail or "unreadable"}
+    try:
+        import yaml
+
+        data = yaml.safe_load(res.text)
+    except Exception as exc:  # any YAML problem fails closed, as Hermes does
+        return {"error": f"invalid YAML: {type(exc).__name__}"}
+    if not isinstance(data, dict):
+        return {"error": "not a mapping"}
+    owned = data.get("distribution_owned") or []
+    if not isinstance(owned, list):
+        return {"error": "distribution_owned must be a list"}
+    return {"distribution_owned": [str(p).strip().strip("/") for p in owned if str(p).strip()]}
+
+
+def parity_findings(doc: Document, verdict: HermesVerdict, profile: VersionProfile) -> list[Finding]:
+    """One finding per Hermes pattern id that blocks (or warns about) the file, at its first match."""
+    out: list[Finding] = []
+    if verdict.status not in (BLOCKED, WARNED):
+        return out
+    action = "only warns about" if verdict.status == WARNED else "blocks"
+    unit = "memory entry" if doc.kind.is_memory_store else "file"
+    for lh in verdict.hits:
+        rule = lh.hit.rule
+        fields = {
+            "version": profile.label.replace("Hermes ", ""),
+            "hermes": profile.label,
+            "unit": unit,
+            "hermes_id": lh.hit.pattern_id,
+            "title": rule.title,
+            "codepoint": lh.hit.codepoint or "",
+            "charname": "",
+            "pattern_id": lh.hit.pattern_id,
+        }
+        if lh.hit.codepoint:
+            import unicodedata
+
+            ch = chr(int(lh.hit.codepoint[2:], 16))
+            fields["charname"] = unicodedata.name(ch, lh.hit.codepoint)
+            msg = f"{profile.label} {action} this {unit}: invisible character {lh.hit.codepoint} ({fields['charname']}) is on its blocklist"
+        else:
+            msg = f"{profile.label} {action} this {unit}: threat pattern '{lh.hit.pattern_id}' matches here ({rule.title})"
+        out.append(make_finding(doc, rule, lh.start, lh.end, msg, hermes_pattern_id=lh.hit.pattern_id))
+    return out
+
+
+def _path_ignored(f: Finding, per_path: dict[str, list[str]], catalog_rules: list[Rule]) -> bool:
+    for pat, sels in per_path.items():
+        if fnmatch.fnmatch(f.path, pat):
+            for r in catalog_rules:
+                if r.code == f.rule_id and any(_matches_selector(r, s) for s in sels):
+                    return True
+    return False
+
+
+def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Catalog] = None) -> ScanResult:
+    """Scan ``paths`` and return documents, verdicts and findings (filtered by the options).
+
+    Raises ``ValueError`` for an unknown Hermes version or selector, and
+    :class:`~hermes_audit.engine.catalog.CatalogError` for a broken rules directory.
+    """
+    catalog = catalog or load_catalog(options.rules_dir)
+    profile = get_profile(options.hermes_version)
+    rules = select_rules(catalog, options.select, options.ignore)
+    selected_codes = {r.code for r in rules}
+    scanner = scanner_for(catalog.parity, profile.name)
+    engine = Engine(rules)
+    result = ScanResult(hermes_version=profile.name, options=options, rules_run=rules)
+    docs = collect_documents(paths, options, result.notes)
+    all_rules = catalog.all_rules()
+    for doc in docs:
+        soul = soul_manifest_state(doc) if doc.kind is DocumentKind.SOUL_MD else None
+        try:
+            verdict = verdict_for(doc, scanner, profile, soul)
+        except Exception as exc:  # never lose the other files
+            result.errors.append(EngineError("hermes-model", doc.path, f"Hermes model failed: {type(exc).__name__}: {exc}"))
+            continue
+        result.files.append(FileReport(doc, verdict))
+        found = [f for f in parity_findings(doc, verdict, profile) if f.rule_id in selected_codes]
+        er = engine.run(doc)
+        found.extend(er.findings)
+        result.errors.extend(er.errors)
+        texts = [(doc.text or "")[f.span.start:f.span.end] for f in found]
+        assign_fingerprints(found, texts)
+        for f in found:
+            if f.severity < options.min_severity:
+                continue
+            if options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules):
+                continue
+            result.findings.append(f)
+    result.findings.sort(key=lambda f: (f.path, f.start.line, f.start.column, f.rule_id))
+    return result
