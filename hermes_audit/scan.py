@@ -22,6 +22,7 @@ from hermes_audit.findings import Finding, Severity, assign_fingerprints
 from hermes_audit.hermes.profiles import VersionProfile, get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.hermes.verdict import BLOCKED, WARNED, HermesVerdict, verdict_for
+from hermes_audit.suppressions import apply_suppressions, rules_index
 
 
 @dataclass
@@ -41,6 +42,15 @@ class ScanOptions:
     per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
     rules_dir: Optional[Path] = None
     base: Optional[Path] = None
+    #: Auditor's mode: inline suppressions are not honoured (see hermes_audit.suppressions).
+    no_suppressions: bool = False
+    #: A baseline file (hermes_audit.baseline): findings it records are marked suppressed.
+    baseline: Optional[Path] = None
+    #: Loading simulation (issue 3, hermes_audit.hermes.loading): the session directory (default: the
+    #: scanned repository's root), the model context length for the cap (default: Hermes' 20,000), on/off.
+    session_cwd: Optional[Path] = None
+    context_length: Optional[int] = None
+    loading: bool = True
 
 
 @dataclass
@@ -73,6 +83,8 @@ class ScanResult:
     notes: list[str] = field(default_factory=list)
     options: ScanOptions = field(default_factory=ScanOptions)
     rules_run: list[Rule] = field(default_factory=list)
+    #: Baseline entries that matched no finding (hermes_audit.baseline.StaleEntry).
+    baseline_stale: list = field(default_factory=list)
 
     @property
     def incomplete(self) -> bool:
@@ -84,13 +96,20 @@ class ScanResult:
     def blocked_files(self) -> list[FileReport]:
         return [f for f in self.files if f.verdict.status == BLOCKED]
 
+    def failing_blocked_files(self) -> list[FileReport]:
+        """Blocked files that fail the run: all, except a file whose Hermes-parity findings
+        are all accepted by a baseline (it is still reported as blocked)."""
+        accepted = {f.path for f in self.findings if f.hermes_pattern_id and f.suppressed is not None}
+        live = {f.path for f in self.findings if f.hermes_pattern_id and f.suppressed is None}
+        return [fr for fr in self.blocked_files() if fr.document.path not in accepted - live]
+
     def exit_code(self) -> int:
         """0 clean, 1 findings at/above ``fail_on`` or a blocked file, 3 incomplete."""
         if self.incomplete:
             return 3
         if self.failing_findings():
             return 1
-        if self.options.fail_on_blocked and self.blocked_files():
+        if self.options.fail_on_blocked and self.failing_blocked_files():
             return 1
         return 0
 
@@ -263,6 +282,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     result = ScanResult(hermes_version=profile.name, options=options, rules_run=rules)
     docs = collect_documents(paths, options, result.notes)
     all_rules = catalog.all_rules()
+    rule_index = rules_index(all_rules)
     for doc in docs:
         soul = soul_manifest_state(doc) if doc.kind is DocumentKind.SOUL_MD else None
         try:
@@ -275,6 +295,8 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
         er = engine.run(doc)
         found.extend(er.findings)
         result.errors.extend(er.errors)
+        ran = {r.code for r in rules if r.is_parity or r.applies_to(doc.kind)}
+        apply_suppressions(doc, found, rule_index, ran, catalog.parity, honour=not options.no_suppressions)
         texts = [(doc.text or "")[f.span.start:f.span.end] for f in found]
         assign_fingerprints(found, texts)
         for f in found:
@@ -283,5 +305,62 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
             if options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules):
                 continue
             result.findings.append(f)
+    _add_seam_findings(result, engine, profile, options, all_rules)
+    _add_loading_findings(result, paths, catalog, rules, profile, scanner, options, all_rules, rule_index)
     result.findings.sort(key=lambda f: (f.path, f.start.line, f.start.column, f.rule_id))
+    if options.baseline is not None:
+        from hermes_audit.baseline import apply_baseline, load_baseline
+
+        apply_baseline(result, load_baseline(options.baseline))
     return result
+
+
+# --- loading simulation (issue 3) -------------------------------------------------------------------
+def _add_loading_findings(result: ScanResult, paths: Sequence[Path], catalog: Catalog, rules: list[Rule],
+                          profile: VersionProfile, scanner, options: ScanOptions, all_rules: list[Rule],
+                          rule_index) -> None:
+    """Findings of the ``loading`` family from simulating the session (:mod:`hermes_audit.hermes.loading`)."""
+    if not options.loading:
+        return
+    from hermes_audit.hermes.loading import loading_findings
+
+    try:
+        lr = loading_findings(paths, catalog, rules, profile, scanner, base=options.base, cwd=options.session_cwd,
+                              context_length=options.context_length, max_bytes=options.max_bytes)
+    except ValueError:
+        raise
+    except Exception as exc:  # the simulation failing must not lose the per-file results
+        result.errors.append(EngineError("loading", "", f"loading simulation failed: {type(exc).__name__}: {exc}"))
+        return
+    result.notes.extend(lr.notes)
+    for doc, found in lr.by_document:
+        ran = {f.rule_id for f in found}
+        apply_suppressions(doc, found, rule_index, ran, catalog.parity, honour=not options.no_suppressions)
+        assign_fingerprints(found, [(doc.text or "")[f.span.start:f.span.end] for f in found])
+        for f in found:
+            if f.severity < options.min_severity:
+                continue
+            if options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules):
+                continue
+            result.findings.append(f)
+# --- end loading simulation ---------------------------------------------------------------------------
+
+
+def _add_seam_findings(result: ScanResult, engine: Engine, profile: VersionProfile, options: ScanOptions,
+                       all_rules: list[Rule]) -> None:
+    """Matches that span files Hermes concatenates (:mod:`hermes_audit.engine.seams`)."""
+    from hermes_audit.engine.seams import seam_findings
+
+    try:
+        seam, texts, errors = seam_findings([(fr.document, fr.verdict) for fr in result.files], engine, profile)
+    except Exception as exc:  # a seam problem must not lose the per-file results
+        result.errors.append(EngineError("seams", "", f"seam scan failed: {type(exc).__name__}: {exc}"))
+        return
+    result.errors.extend(errors)
+    assign_fingerprints(seam, texts)
+    for f in seam:
+        if f.severity < options.min_severity:
+            continue
+        if options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules):
+            continue
+        result.findings.append(f)

@@ -13,7 +13,11 @@ from hermes_audit.hermes.threats import ThreatScanner
 
 
 def _audit_ids(catalog, rule, text):
-    return {f.rule_id for f in Engine([rule]).run(Document.from_text(text)).findings}
+    from hermes_audit.documents.kinds import DocumentKind
+
+    # examples run as a generic file, or as the first kind the rule applies to (memory-only rules)
+    kind = next((k for k in [DocumentKind.GENERIC, *DocumentKind] if rule.applies_to(k)), DocumentKind.GENERIC)
+    return {f.rule_id for f in Engine([rule]).run(Document.from_text(text, kind=kind)).findings}
 
 
 def test_catalog_loads_and_codes_are_unique(catalog):

@@ -89,8 +89,11 @@ def test_corpus_file_verdicts_match_marker(oracle, catalog, corpus):
         unit = context_scan_unit(doc.text, kind, doc.label, prof)
         if unit is None:
             continue
-        # Hermes' _scan_context_content gets the stripped (front-matter-stripped) text, BOM included
-        stripped = doc.text.strip()
+        # Hermes' _scan_context_content gets the read_text (universal newlines), stripped,
+        # front-matter-stripped text, BOM included
+        from hermes_audit.hermes.memory import NewlineMap
+
+        stripped = NewlineMap(doc.text).text.strip()
         if kind is DocumentKind.HERMES_MD:
             from hermes_audit.hermes.verdict import strip_yaml_frontmatter
 

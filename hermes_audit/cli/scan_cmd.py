@@ -66,8 +66,35 @@ def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -
 @click.option("--max-file-size", type=click.IntRange(min=1), default=None,
               help="Bytes above which a file is read as head + tail only [default: 16 MiB].")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+@click.option("--baseline", "baseline_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Report only findings not recorded in this baseline file (see --write-baseline).")
+@click.option("--write-baseline", "write_baseline", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Record the current findings in FILE by fingerprint, each with a reason to edit; keeps the "
+                   "reasons of entries that still match. The run then exits as if they were accepted.")
+@click.option("--no-suppressions", is_flag=True, default=False,
+              help="Auditor's mode: ignore inline suppressions, the repository's own configuration and any "
+                   "baseline inside the scanned repository.")
+@click.option("--include-suppressed", is_flag=True, default=False,
+              help="SARIF: also write suppressed findings (GitHub shows them as open alerts) [default: left out].")
+@click.option("--sarif-category", default=None, metavar="ID",
+              help="SARIF runAutomationDetails.id, so several uploads for one commit do not replace each other "
+                   "[default: hermes-audit/<hermes-version>/].")
+@click.option("--fix", is_flag=True, default=False,
+              help="Remove hidden-text runs, bidi controls and stray invisible characters from the files "
+                   "(atomic writes; nothing else changes), then report what is left.")
+@click.option("--fix-hermes-blocking", is_flag=True, default=False,
+              help="With --fix or --diff: also remove legitimate invisible characters the chosen Hermes version "
+                   "still blocks a file for (e.g. a zero-width joiner inside an emoji).")
+@click.option("--diff", "show_diff", is_flag=True, default=False,
+              help="Print the changes --fix would make as a unified diff and write nothing "
+                   "(exit 1 when there is something to fix).")
+@click.option("--cwd", "session_cwd", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Session directory for the loading findings (what a Hermes session started there loads) "
+                   "[default: the scanned repository's root].")
 def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_on, no_fail_on_blocked, kind,
-         config_path, no_config, no_git, max_file_size, color) -> None:
+         config_path, no_config, no_git, max_file_size, color, baseline_path=None, write_baseline=None,
+         no_suppressions=False, include_suppressed=False, sarif_category=None,
+         fix=False, fix_hermes_blocking=False, show_diff=False, session_cwd=None) -> None:
     """Scan files Hermes reads: verdicts (load, block, warn, skip) and audit findings.
 
     PATHS are files or directories (default: the current directory). Files are
@@ -89,7 +116,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     first = targets[0].absolute()
     root = find_git_root((first if first.is_dir() else first.parent).resolve()) or Path.cwd()
     try:
-        cfg = Config() if no_config and config_path is None else load_config(root, config_path)
+        cfg = Config() if (no_config or no_suppressions) and config_path is None else load_config(root, config_path)
     except ConfigError as exc:
         raise CliError(str(exc)) from None
     opts = ScanOptions(
@@ -103,12 +130,27 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
         use_git=not no_git,
         exclude=cfg.exclude,
         per_path_ignores=cfg.per_path_ignores,
+        no_suppressions=no_suppressions,
     )
     if max_file_size or cfg.max_file_size:
         opts.max_bytes = max_file_size or cfg.max_file_size or opts.max_bytes
+    if session_cwd is not None:  # issue 3: loading simulation
+        if not session_cwd.is_dir():
+            raise CliError(f"--cwd {session_cwd}: not a directory")
+        opts.session_cwd = session_cwd
+    from hermes_audit.cli.baseline_support import finish_baseline, prepare_baseline
+
+    notes = prepare_baseline(opts, baseline_path, write_baseline, no_suppressions, root)
     try:
         result = run_scan(targets, opts)
     except (ValueError, CatalogError) as exc:
         raise CliError(str(exc)) from None
-    write_output(render_result(result, fmt, color_enabled(color) and output is None), output)
+    if fix or show_diff or fix_hermes_blocking:
+        from hermes_audit.cli.fix_support import run_fix
+
+        result = run_fix(result, targets, opts, fix=fix, hermes_blocking=fix_hermes_blocking, diff=show_diff)
+    result.notes[:0] = notes
+    finish_baseline(result, write_baseline)
+    extra = {"include_suppressed": include_suppressed, "category": sarif_category, "root": root} if fmt == "sarif" else None
+    write_output(render_result(result, fmt, color_enabled(color) and output is None, extra), output)
     sys.exit(result.exit_code())

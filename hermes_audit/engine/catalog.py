@@ -34,6 +34,9 @@ _CODE_RE = re.compile(r"^H[A-Z][0-9]{3}$")
 _NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 #: Largest rule file accepted (a rules directory is trusted, but not unboundedly).
 MAX_RULE_FILE_BYTES = 2 * 1024 * 1024
+#: Files in ``rules/`` that hold other Hermes scanners as data (not audit rules); loaded by
+#: ``hermes_audit.hermes.skills_guard`` and ``hermes_audit.profile_audit``.
+HERMES_DATA_FILES = frozenset({"skills-guard.yaml", "hermes-cron.yaml"})
 
 
 class CatalogError(Exception):
@@ -359,7 +362,7 @@ def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
     rules: list[Rule] = []
     files = [parity_path.name]
     for p in sorted(d.glob("*.yaml")):
-        if p.name == parity_path.name:
+        if p.name == parity_path.name or p.name in HERMES_DATA_FILES:
             continue
         rules.extend(_load_audit_file(p))
         files.append(p.name)

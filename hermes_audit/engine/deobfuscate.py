@@ -1,17 +1,226 @@
-"""The de-obfuscated view audit rules match on.
+"""The de-obfuscated view audit rules match on, with an exact map back to the raw text.
 
-Steps, each keeping a map to the raw text: invisible, format, tag and
-variation-selector characters removed; blank letters (Hangul fillers and the
-like) turned into spaces; NFKC.
+A hostile file hides a trigger phrase from regular expressions without hiding
+it from the model. This view undoes the usual tricks, in order; every step is
+a :class:`~hermes_audit.engine.normalize.MappedText`, and the steps are
+composed, so a match in the view still points at the raw characters:
+
+1. **Invisible characters removed**: zero-width characters, format (``Cf``)
+   characters including the soft hyphen, tag characters, variation selectors,
+   bidi controls and marks, combining marks stacked on Latin letters
+   (U+0300-U+036F), Arabic tatweel and harakat, Hebrew points. **Blank
+   letters** that render as nothing but are not whitespace (U+3164 HANGUL
+   FILLER, U+115F/U+1160, U+FFA0, U+2800 BRAILLE PATTERN BLANK) become spaces.
+2. **NFKC**: full-width and mathematical letters become ASCII, exactly as
+   Hermes normalises (``unicodedata.normalize("NFKC", ...)``).
+3. **TR39 confusable folding**: letters of other scripts that Unicode lists as
+   look-alikes of Latin letters (Cyrillic ``і``, ``а``, Greek ``ο`` ...) are
+   replaced by the Latin letters they imitate, using the prototypes of
+   Unicode's ``confusables.txt`` (UTS #39, vendored in ``hermes_audit/data``;
+   no hand-written list). Only words that already mix in ASCII letters, or
+   that sit on a line written mostly in ASCII letters, are folded, so Russian
+   or Greek prose stays itself for the rules written in those languages.
+4. **Letter-spacing splices**: three or more single letters separated by one
+   repeated separator (``i g n o r e``, ``i.g.n.o.r.e``, ``i-g-n-o-r-e``)
+   are joined into one word.
+
+Splices *between* words (``Ignore, all previous``) are left to the rules,
+which accept any short run of punctuation as a word separator.
+
+Sizes are in characters (code points). The functions never raise on any
+``str`` input.
 """
 
 from __future__ import annotations
 
-from hermes_audit.engine.normalize import MappedText
+import functools
+import unicodedata
+from pathlib import Path
+from typing import Optional
+
+import regex
+
+from hermes_audit.engine import unicode_chars as uc
+from hermes_audit.engine.normalize import MappedText, compose, filter_map, nfkc
+
+#: The vendored UTS #39 data file.
+CONFUSABLES_PATH = Path(__file__).resolve().parent.parent / "data" / "confusables.txt"
+
+#: Letters of the de-obfuscated view that are dropped because they only decorate other letters.
+_ARABIC_DECORATION = frozenset(
+    [chr(c) for c in range(0x064B, 0x0660)] + ["\u0670", "\u0640"] + [chr(c) for c in range(0x06D6, 0x06EE)]
+)
+_HEBREW_POINTS = frozenset(chr(c) for c in range(0x0591, 0x05C8) if unicodedata.category(chr(c)) == "Mn")
+
+#: Anything step 1 might change; a text without any of these skips step 1 entirely.
+_STEP1_TRIGGER = regex.compile(
+    r"[\p{Cf}\u034f\u115f\u1160\u17b4\u17b5\u180e\u2800\u3164\uffa0\ufe00-\ufe0f\U000e0000-\U000e01ef"
+    r"\u0300-\u036f\u0591-\u05c7\u0640\u064b-\u065f\u0670\u06d6-\u06ed]"
+)
+_NON_ASCII = regex.compile(r"[^\x00-\x7f]")
+_WORD = regex.compile(r"[\p{L}\p{M}\p{Nd}]+")
+_LETTER_SPACED = regex.compile(r"(?<![\p{L}\p{Nd}])\p{L}(?P<sep>[ .\-_*\u00b7\u2022|/+~])\p{L}(?:(?P=sep)\p{L}){1,200}(?![\p{L}\p{Nd}])")
+
+
+def dropped(ch: str) -> bool:
+    """True for a character step 1 removes from the view (see the module docstring)."""
+    if ch in uc.BLANK_LETTERS:
+        return False
+    o = ord(ch)
+    return (
+        uc.is_invisible(ch)
+        or uc.is_tag(ch)
+        or uc.is_variation_selector(ch)
+        or ch in uc.BIDI_MARKS
+        or 0x0300 <= o <= 0x036F
+        or ch in _ARABIC_DECORATION
+        or ch in _HEBREW_POINTS
+    )
+
+
+def _blank_to_space(ch: str) -> Optional[str]:
+    return " " if ch in uc.BLANK_LETTERS else None
+
+
+def strip_invisible(text: str) -> MappedText:
+    """Step 1 alone: invisible and decorating characters removed, blank letters turned into spaces."""
+    if not _STEP1_TRIGGER.search(text) and not any(c in uc.BLANK_LETTERS for c in text):
+        return MappedText(text, text)
+    return filter_map(text, lambda c: not dropped(c), _blank_to_space)
+
+
+@functools.lru_cache(maxsize=1)
+def confusable_prototypes() -> dict[str, str]:
+    """Non-ASCII character -> the ASCII letters it is confusable with (UTS #39 ``confusables.txt``).
+
+    Only entries whose prototype, after NFKC, is one to three ASCII letters
+    or digits are kept: they are the look-alikes that hide Latin words. The
+    file is read once; a missing or unreadable file gives an empty mapping
+    (the view then simply does not fold), never an exception.
+    """
+    out: dict[str, str] = {}
+    try:
+        with open(CONFUSABLES_PATH, encoding="utf-8-sig") as fh:
+            for line in fh:
+                body = line.split("#", 1)[0].strip()
+                if not body:
+                    continue
+                parts = [p.strip() for p in body.split(";")]
+                if len(parts) < 2:
+                    continue
+                try:
+                    src = "".join(chr(int(c, 16)) for c in parts[0].split())
+                    target = "".join(chr(int(c, 16)) for c in parts[1].split())
+                except ValueError:
+                    continue
+                if len(src) != 1 or ord(src) < 0x80:
+                    continue
+                proto = unicodedata.normalize("NFKC", target)
+                if 1 <= len(proto) <= 3 and proto.isascii() and proto.isalnum():
+                    out[src] = proto
+    except OSError:
+        return {}
+    return out
+
+
+def confusables_version() -> str:
+    """The ``# Version:`` of the vendored ``confusables.txt`` (``"unknown"`` when absent)."""
+    try:
+        with open(CONFUSABLES_PATH, encoding="utf-8-sig") as fh:
+            for _ in range(20):
+                line = fh.readline()
+                if line.startswith("# Version:"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def _is_ascii_letter(ch: str) -> bool:
+    return ("a" <= ch <= "z") or ("A" <= ch <= "Z")
+
+
+def fold_confusables(text: str) -> MappedText:
+    """Step 3: TR39 look-alike letters replaced by their Latin prototypes, in Latin context only.
+
+    A word (letters, marks, digits) is folded when it contains an ASCII letter
+    and a confusable letter (``іgnore``), or when every letter of it has a
+    Latin prototype and its line has more ASCII letters than other letters
+    (``аll`` written entirely in Cyrillic inside an English sentence).
+    """
+    if not _NON_ASCII.search(text):
+        return MappedText(text, text)
+    protos = confusable_prototypes()
+    if not protos:
+        return MappedText(text, text)
+    replace_at: dict[int, str] = {}
+    line_cache: dict[int, bool] = {}
+
+    def latin_line(pos: int) -> bool:
+        start = text.rfind("\n", 0, pos) + 1
+        hit = line_cache.get(start)
+        if hit is None:
+            end = text.find("\n", pos)
+            line = text[start:end if end != -1 else len(text)]
+            ascii_letters = sum(1 for c in line if _is_ascii_letter(c))
+            other = sum(1 for c in line if c.isalpha() and not _is_ascii_letter(c))
+            hit = ascii_letters > other
+            line_cache[start] = hit
+        return hit
+
+    for m in _WORD.finditer(text):
+        word = m.group(0)
+        if word.isascii():
+            continue
+        conf = [(i, protos[c]) for i, c in enumerate(word) if c in protos]
+        if not conf:
+            continue
+        has_ascii = any(_is_ascii_letter(c) for c in word)
+        letters = [c for c in word if c.isalpha()]
+        all_conf = bool(letters) and all(c in protos or _is_ascii_letter(c) for c in letters)
+        if has_ascii or (all_conf and latin_line(m.start())):
+            for i, p in conf:
+                replace_at[m.start() + i] = p
+    if not replace_at:
+        return MappedText(text, text)
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    for i, ch in enumerate(text):
+        rep = replace_at.get(i, ch)
+        out.append(rep)
+        starts.extend([i] * len(rep))
+        ends.extend([i + 1] * len(rep))
+    return MappedText(text, "".join(out), starts, ends)
+
+
+def join_letter_spacing(text: str) -> MappedText:
+    """Step 4: ``i g n o r e`` / ``i.g.n.o.r.e`` (three or more letters, one repeated separator) joined."""
+    drop: set[int] = set()
+    for m in _LETTER_SPACED.finditer(text):
+        sep = m.group("sep")
+        for i in range(m.start() + 1, m.end(), 2):
+            if text[i] == sep:
+                drop.add(i)
+    if not drop:
+        return MappedText(text, text)
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    for i, ch in enumerate(text):
+        if i in drop:
+            continue
+        out.append(ch)
+        starts.append(i)
+        ends.append(i + 1)
+    return MappedText(text, "".join(out), starts, ends)
 
 
 def deobfuscate(text: str) -> MappedText:
-    """De-obfuscated view of ``text`` with a map back to it."""
-    from hermes_audit.engine.engine import basic_deobfuscate
-
-    return basic_deobfuscate(text)
+    """De-obfuscated view of ``text`` (steps 1-4 of the module docstring) with a map back to ``text``."""
+    view = strip_invisible(text)
+    for step in (nfkc, fold_confusables, join_letter_spacing):
+        nxt = step(view.text)
+        if not nxt.is_identity or nxt.text != view.text:
+            view = compose(view, nxt)
+    return view

@@ -18,13 +18,19 @@ from hermes_audit.findings import Severity
 
 @dataclass
 class DetectorHit:
-    """A detector match: raw span, message fields, optional decoded payload and severity override."""
+    """A detector match: raw span, message fields, optional decoded payload and severity override.
+
+    ``describable`` hits (e.g. an HTML comment's instructions) get the engine's
+    describes-versus-performs treatment: inside a code block or a quoted example
+    their confidence drops and their severity is capped, as for regex rules.
+    """
 
     start: int
     end: int
     fields: dict = field(default_factory=dict)
     decoded: Optional[str] = None
     severity: Optional[Severity] = None
+    describable: bool = False
 
 
 def _runs(text: str, pred: Callable[[str], bool]) -> Iterator[tuple[int, int]]:
@@ -224,10 +230,65 @@ def detect_bidi(text: str, params: dict) -> Iterator[DetectorHit]:
         line_start += len(line) + 1
 
 
+
+def _comments():
+    """:mod:`hermes_audit.engine.comments` (imported lazily: it imports this module)."""
+    from hermes_audit.engine import comments
+
+    return comments
+
+
+def _payloads():
+    """:mod:`hermes_audit.engine.payloads` (imported lazily: it imports this module)."""
+    from hermes_audit.engine import payloads
+
+    return payloads
+
+
 DETECTORS: dict[str, Callable[[str, dict], Iterator[DetectorHit]]] = {
     "invisible-characters": detect_invisible,
     "tag-smuggling": detect_tags,
     "variation-selector-smuggling": detect_variation_selectors,
     "zero-width-encoding": detect_zero_width_encoding,
     "bidi-controls": detect_bidi,
+    "encoded-payload": lambda text, params: _payloads().detect_encoded_payloads(text, params),
+    "confusable-words": lambda text, params: _payloads().detect_confusable_words(text, params),
+    "html-comments": lambda text, params: _comments().detect_html_comments(text, params),
+    "memory-store": lambda text, params: _memory_store(text, params),
+    "mcp-servers": lambda text, params: _profile_detector("detect_mcp_servers", text, params),
+    "hermes-config": lambda text, params: _profile_detector("detect_hermes_config", text, params),
+    "distribution-manifest": lambda text, params: _profile_detector("detect_distribution_manifest", text, params),
+    "install-plan": lambda text, params: _profile_detector("detect_install_plan", text, params),
+    "cron-jobs": lambda text, params: _profile_detector("detect_cron_jobs", text, params),
+    "suppression-comments": lambda text, params: _suppression_comments(text, params),
+    "loading-model": lambda text, params: _loading_model(text, params),
 }
+
+
+def _loading_model(text: str, params: dict) -> Iterator[DetectorHit]:
+    """Loading rules (issue 3): only scenario documents yield hits; see :func:`hermes_audit.hermes.loading.detect_loading`."""
+    from hermes_audit.hermes.loading import detect_loading
+
+    return detect_loading(text, params)
+
+
+def _suppression_comments(text: str, params: dict) -> Iterator[DetectorHit]:
+    """hermes-audit's own suppression comments (parser in :mod:`hermes_audit.suppressions`)."""
+    from hermes_audit.suppressions import detect
+
+    return detect(text, params)
+
+
+def _memory_store(text: str, params: dict) -> Iterator[DetectorHit]:
+    """Memory-store checks (capacity, format drift, duplicates): :func:`hermes_audit.hermes.memory.detect_store`."""
+    from hermes_audit.hermes.memory import detect_store
+
+    return detect_store(text, params)
+
+
+def _profile_detector(name: str, text: str, params: dict) -> Iterator[DetectorHit]:
+    """Profile-distribution checks (MCP servers, config.yaml, manifest, install plan, cron jobs):
+    the ``detect_*`` functions of :mod:`hermes_audit.profile_audit`."""
+    from hermes_audit import profile_audit
+
+    return getattr(profile_audit, name)(text, params)

@@ -22,7 +22,7 @@ from hermes_audit.documents.document import Document
 from hermes_audit.engine import unicode_chars as uc
 from hermes_audit.engine.catalog import Rule
 from hermes_audit.engine.detectors import DETECTORS, DetectorHit
-from hermes_audit.engine.markdown import ExampleSpans
+from hermes_audit.engine.markdown import DESCRIBES_SEVERITY_CAP, ExampleSpans
 from hermes_audit.engine.normalize import MappedText, compose, filter_map, nfkc
 from hermes_audit.engine.redact import redact
 from hermes_audit.findings import Confidence, Finding, Severity, Span
@@ -33,6 +33,8 @@ REGEX_TIMEOUT = 5.0
 SNIPPET_CHARS = 160
 #: Largest decoded payload scanned again (characters).
 MAX_DECODED_CHARS = 100_000
+#: Shortest decoded payload (non-blank characters) worth scanning again: shorter ones hold no instruction.
+MIN_DECODED_SCAN_CHARS = 4
 
 
 class _SafeDict(dict):
@@ -169,13 +171,24 @@ class Engine:
                 continue
             try:
                 if rule.detector:
-                    hits = list(DETECTORS[rule.detector](text, rule.params))
+                    # detectors also get the document kind (memory-store checks depend on it)
+                    hits = list(DETECTORS[rule.detector](text, {**rule.params, "document_kind": doc.kind.value}))
                     for h in hits:
                         key = (rule.code, h.start, h.end)
                         if key in seen:
                             continue
                         seen.add(key)
-                        f = make_finding(doc, rule, h.start, h.end, _format(rule, h.fields), severity=h.severity, decoded=h.decoded)
+                        sev, conf, note = h.severity, None, ""
+                        if h.describable and rule.demote_in_examples:
+                            if examples is None:
+                                examples = ExampleSpans(text)
+                            why = examples.describes(h.start, h.end)
+                            if why:  # describes rather than performs: lower confidence, capped severity
+                                conf = _demote(rule.confidence)
+                                sev = min(sev if sev is not None else rule.severity, DESCRIBES_SEVERITY_CAP)
+                                note = f" ({why}: it may describe rather than instruct)"
+                        f = make_finding(doc, rule, h.start, h.end, _format(rule, h.fields) + note, severity=sev,
+                                         confidence=conf, decoded=h.decoded)
                         result.findings.append(f)
                         if h.decoded:
                             self._scan_decoded(doc, rule, h, result)
@@ -189,15 +202,18 @@ class Engine:
                             continue
                         seen.add(key)
                         conf = rule.confidence
+                        sev = rule.severity
                         note = ""
                         if rule.demote_in_examples:
                             if examples is None:
                                 examples = ExampleSpans(text)
-                            if examples.contains(s, e):
+                            why = examples.describes(s, e)
+                            if why:  # describes rather than performs: lower confidence, capped severity, never silence
                                 conf = _demote(conf)
-                                note = " (inside code, a block quote or a quoted example: it may describe rather than instruct)"
+                                sev = min(sev, DESCRIBES_SEVERITY_CAP)
+                                note = f" ({why}: it may describe rather than instruct)"
                         msg = _format(rule, {"match": uc.printable(redact(m.group(0)), 80)}) + note
-                        result.findings.append(make_finding(doc, rule, s, e, msg, confidence=conf))
+                        result.findings.append(make_finding(doc, rule, s, e, msg, severity=sev, confidence=conf))
             except TimeoutError:
                 result.errors.append(EngineError(rule.code, doc.path, f"rule {rule.code} timed out after {self.regex_timeout}s"))
             except Exception as exc:  # a broken rule must not stop the scan
@@ -208,17 +224,25 @@ class Engine:
     def _scan_decoded(self, doc: Document, source_rule: Rule, hit: DetectorHit, result: EngineResult) -> None:
         """Scan a decoded hidden payload; findings point at the hidden run."""
         payload = (hit.decoded or "")[:MAX_DECODED_CHARS]
-        if not payload.strip():
+        if len(payload.strip()) < MIN_DECODED_SCAN_CHARS:
             return
-        sub = Document.from_text(payload, doc.path, doc.kind)
-        inner = Engine(self._decoded_rules, self.regex_timeout).run(sub)
+        # the same payload (thousands of identical runs in a hostile file) is scanned once per engine
+        cache: dict = self.__dict__.setdefault("_decoded_cache", {})
+        key = (payload, doc.kind)
+        inner = cache.get(key)
+        if inner is None:
+            if len(cache) >= 4096:
+                cache.clear()
+            sub = Document.from_text(payload, doc.path, doc.kind)
+            inner = Engine(self._decoded_rules, self.regex_timeout).run(sub)
+            cache[key] = inner
+            result.errors.extend(inner.errors)
         for f in inner.findings:
             rule_sev = max(f.severity, Severity.HIGH)
             msg = f"hidden text decoded from {source_rule.name}: {f.message}"
             outer = make_finding(doc, _rule_like(f), hit.start, hit.end, msg, severity=rule_sev, confidence=f.confidence)
             outer.decoded = f.snippet
             result.findings.append(outer)
-        result.errors.extend(inner.errors)
 
 
 def _rule_like(f: Finding) -> Rule:

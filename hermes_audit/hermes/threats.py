@@ -15,16 +15,35 @@ source for ``latest``):
 
 Scopes are cumulative: ``all`` patterns are in every scope, ``context``
 patterns in ``context`` and ``strict``, ``strict`` ones only in ``strict``.
+
+Speed (issue 8). The result is the same as running every pattern, which
+:meth:`ThreatScanner.scan_reference` still does (the equivalence tests compare
+the two). The fast path differs only in what it skips:
+
+* the invisible-character check is one compiled character-set search; the set
+  of characters present is computed only when one is there;
+* an ASCII window is already in NFKC, so ``unicodedata.normalize`` is skipped;
+* every pattern has a literal-keyword prefilter derived from its own text
+  (:mod:`hermes_audit.engine.prefilter`), checked on the folded NFKC text; the
+  keywords of all patterns of a scope form one table, each keyword looked up
+  at most once per text; a pattern runs only when all its keyword clauses are
+  present;
+* only the patterns that match are located (mapped back through NFKC).
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Optional
 
 from hermes_audit.engine.catalog import SCOPES, ParityCatalog, Rule
 from hermes_audit.engine.normalize import nfkc
+from hermes_audit.engine.prefilter import Prefilter, fold, leading_literals, required_literals
+
+#: Above this many occurrences of a pattern's leading strings, one ``search`` beats trying each.
+_MAX_ANCHORS = 64
 
 _IN_SCOPE = {
     "all": ("all",),
@@ -59,10 +78,26 @@ class ThreatScanner:
         cfg = parity.versions[version]
         self.max_scan_chars = cfg.max_scan_chars
         self.invisible = cfg.invisible_chars
+        self._invisible_re = re.compile("[" + "".join(re.escape(c) for c in sorted(self.invisible)) + "]")
         self._by_scope = {
             scope: [(r, r.version_compiled[version]) for r in parity.rules if r.scope in _IN_SCOPE[scope]]
             for scope in SCOPES
         }
+        prefilters: dict[str, Optional[Prefilter]] = {}
+        leads: dict[str, Optional[tuple[str, ...]]] = {}
+        for r in parity.rules:
+            prefilters[r.code] = required_literals(r.pattern_for(version), re.IGNORECASE)
+            lead = leading_literals(r.pattern_for(version), re.IGNORECASE)
+            leads[r.code] = tuple(sorted(lead)) if lead else None
+        #: per scope: (rule, compiled pattern, prefilter or None, leading strings or None), in Hermes' order
+        self._plan = {
+            scope: [(r, pat, prefilters[r.code], leads[r.code]) for r, pat in entries]
+            for scope, entries in self._by_scope.items()
+        }
+
+    def prefilter(self, rule: Rule) -> Optional[Prefilter]:
+        """The keyword prefilter of a parity rule for this version (``None``: the pattern always runs)."""
+        return required_literals(rule.pattern_for(self.version), re.IGNORECASE)
 
     def _patterns(self, scope: str):
         try:
@@ -70,8 +105,94 @@ class ThreatScanner:
         except KeyError:
             raise ValueError(f"scan_for_threats: unknown scope {scope!r}") from None
 
+    def _candidates(self, normalised: str, scope: str, folded: Optional[str] = None):
+        """``(rule, pattern, leading strings)`` whose prefilter passes on ``normalised``, in Hermes' order."""
+        try:
+            plan = self._plan[scope]
+        except KeyError:
+            raise ValueError(f"scan_for_threats: unknown scope {scope!r}") from None
+        if folded is None:
+            folded = fold(normalised)
+        present: dict[str, bool] = {}
+        out = []
+        for rule, pat, pf, lead in plan:
+            if pf is not None:
+                ok = True
+                for clause in pf.clauses:
+                    for s in clause:
+                        hit = present.get(s)
+                        if hit is None:
+                            hit = present[s] = s in folded
+                        if hit:
+                            break
+                    else:
+                        ok = False
+                        break
+                if not ok:
+                    continue
+            out.append((rule, pat, lead))
+        return out
+
+    @staticmethod
+    def _first_match(pat, lead, normalised: str, folded: str):
+        """``pat.search(normalised)``, trying only where a leading string starts when that is cheaper.
+
+        Exact: every match starts with one of ``lead`` (folded), and ``folded``
+        has the same length as ``normalised`` (checked), so positions agree; the
+        leftmost position where ``pat.match`` succeeds is where ``search`` finds
+        its match, with the same result (look-behinds see the text before ``pos``).
+        """
+        if lead is None or len(folded) != len(normalised):
+            return pat.search(normalised)
+        n = 0
+        for s in lead:
+            n += folded.count(s)
+            if n > _MAX_ANCHORS:
+                first = min((i for i in (folded.find(x) for x in lead) if i >= 0), default=0)
+                return pat.search(normalised, first)
+        if n == 0:
+            return None
+        positions = []
+        for s in lead:
+            i = folded.find(s)
+            while i >= 0:
+                positions.append(i)
+                i = folded.find(s, i + 1)
+        if len(lead) > 1:
+            positions.sort()
+        match = pat.match
+        for i in positions:
+            m = match(normalised, i)
+            if m is not None:
+                return m
+        return None
+
+    def _window(self, content: str) -> tuple[str, list[str]]:
+        window = content[: self.max_scan_chars]
+        if self._invisible_re.search(window) is None:
+            return window, []
+        return window, sorted(set(window) & self.invisible)
+
     def scan(self, content: Optional[str], scope: str = "context") -> list[str]:
-        """Pattern ids Hermes reports for ``content`` (invisible ids sorted by code point)."""
+        """Pattern ids Hermes reports for ``content`` (invisible ids sorted by code point).
+
+        Raises ``ValueError`` for an unknown scope (as Hermes does).
+        """
+        if scope not in self._plan:
+            self._patterns(scope)
+        if not content:
+            return []
+        window, present = self._window(content)
+        out = [f"invisible_unicode_U+{ord(c):04X}" for c in present]
+        normalised = window if window.isascii() else unicodedata.normalize("NFKC", window)
+        folded = fold(normalised)
+        for rule, pat, lead in self._candidates(normalised, scope, folded):
+            if self._first_match(pat, lead, normalised, folded) is not None:
+                out.append(rule.hermes_id or "")
+        return out
+
+    def scan_reference(self, content: Optional[str], scope: str = "context") -> list[str]:
+        """:meth:`scan` without any shortcut: every pattern searched, as Hermes does (for tests)."""
         patterns = self._patterns(scope)
         if not content:
             return []
@@ -85,19 +206,20 @@ class ThreatScanner:
 
     def locate(self, content: Optional[str], scope: str = "context") -> list[ParityHit]:
         """Like :meth:`scan`, with the first match of each id located in ``content``."""
-        patterns = self._patterns(scope)
+        if scope not in self._plan:
+            self._patterns(scope)
         if not content:
             return []
-        window = content[: self.max_scan_chars]
+        window, present = self._window(content)
         hits: list[ParityHit] = []
-        present = set(window) & self.invisible
-        for ch in sorted(present):
+        for ch in present:
             i = window.index(ch)
             hits.append(ParityHit(f"invisible_unicode_U+{ord(ch):04X}", self.parity.invisible_rule, i, i + 1, f"U+{ord(ch):04X}"))
         mapped = None
-        normalised = unicodedata.normalize("NFKC", window)
-        for rule, pat in patterns:
-            m = pat.search(normalised)
+        normalised = window if window.isascii() else unicodedata.normalize("NFKC", window)
+        folded = fold(normalised)
+        for rule, pat, lead in self._candidates(normalised, scope, folded):
+            m = self._first_match(pat, lead, normalised, folded)
             if m is None:
                 continue
             if mapped is None:

@@ -23,12 +23,18 @@ Sources (0.19 profile: hermes-agent 0.19.0; ``latest``: the reference's V-latest
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.documents.reader import ReadStatus
-from hermes_audit.hermes.profiles import MEMORY_ENTRY_DELIMITER, VersionProfile
+from hermes_audit.hermes.memory import (  # noqa: F401  (re-exported: one implementation, in memory.py)
+    memory_blocked_marker,
+    memory_entries,
+    memory_too_large_marker,
+    scan_entries,
+)
+from hermes_audit.hermes.profiles import VersionProfile
 from hermes_audit.hermes.threats import ParityHit, ThreatScanner
 
 LOADED = "loaded"
@@ -41,15 +47,18 @@ SKIPPED = "skipped"
 class ScanUnit:
     """The exact string Hermes scans, and where it starts in the document text.
 
-    Every transformation Hermes applies before scanning (BOM removal,
-    ``strip()``, front matter, entry splitting) keeps a contiguous slice of the
-    file, so ``document.text[offset:offset + len(text)] == text``.
+    Hermes reads files with universal newlines (``\\r\\n`` and ``\\r`` become
+    ``\\n``); every later transformation (BOM removal, ``strip()``, front
+    matter, entry splitting) keeps a contiguous slice of that text, so
+    ``offset`` is an offset in the newline-translated text and ``to_raw`` (when
+    the file had carriage returns) maps such an offset back to the document text.
     """
 
     text: str
     offset: int
     label: str
     scope: str
+    to_raw: Optional[Callable[[int], int]] = None
 
 
 @dataclass
@@ -108,22 +117,6 @@ def blocked_marker(label: str, ids: list[str]) -> str:
     return f"[BLOCKED: {label} contained potential prompt injection ({', '.join(ids)}). Content not loaded.]"
 
 
-def memory_blocked_marker(filename: str, ids: list[str]) -> str:
-    """The placeholder Hermes puts in the memory snapshot for a blocked entry (``_sanitize_entries_for_snapshot``)."""
-    return (
-        f"[BLOCKED: {filename} entry contained threat pattern(s): {', '.join(ids)}. Removed from system prompt; "
-        "use memory(action=remove) to delete the original.]"
-    )
-
-
-def memory_too_large_marker(filename: str, length: int) -> str:
-    """Latest only: the placeholder for an entry longer than the scan window."""
-    return (
-        f"[BLOCKED: {filename} entry too large to scan ({length:,} chars). Removed from system prompt; "
-        "use memory(action=remove) to delete the original.]"
-    )
-
-
 def strip_yaml_frontmatter(content: str) -> str:
     """Hermes' ``_strip_yaml_frontmatter`` (0.19.0 ``agent/prompt_builder.py``).
 
@@ -142,9 +135,17 @@ def strip_yaml_frontmatter(content: str) -> str:
 
 
 def context_scan_unit(text: str, kind: DocumentKind, label: str, profile: VersionProfile) -> Optional[ScanUnit]:
-    """The string Hermes scans for a context file or SOUL.md, or ``None`` when it is empty after ``strip()``."""
+    """The string Hermes scans for a context file or SOUL.md, or ``None`` when it is empty after ``strip()``.
+
+    ``text`` is the decoded file (BOM kept); newlines are translated as
+    ``Path.read_text`` does before anything else (0.19.0 ``agent/prompt_builder.py``).
+    """
+    from hermes_audit.hermes.memory import NewlineMap
+
+    nm = NewlineMap(text)
+    to_raw = nm.to_raw if nm.translated else None
     off = 0
-    t = text
+    t = nm.text
     if profile.context_encoding == "utf-8-sig" and t.startswith("\ufeff"):
         t = t[1:]
         off = 1
@@ -160,24 +161,7 @@ def context_scan_unit(text: str, kind: DocumentKind, label: str, profile: Versio
     if t.startswith("\ufeff"):
         t = t[1:]
         off += 1
-    return ScanUnit(t, off, label, "context")
-
-
-def memory_entries(text: str) -> list[tuple[int, str]]:
-    """Entries of a memory store with their offsets: split on ``"\\n§\\n"``, stripped, empties dropped,
-    duplicates dropped keeping the first (``MemoryStore._read_file`` + ``load_from_disk``)."""
-    if not text.strip():
-        return []
-    out: list[tuple[int, str]] = []
-    seen: set[str] = set()
-    pos = 0
-    for piece in text.split(MEMORY_ENTRY_DELIMITER):
-        stripped = piece.strip()
-        if stripped and stripped not in seen:
-            seen.add(stripped)
-            out.append((pos + (len(piece) - len(piece.lstrip())), stripped))
-        pos += len(piece) + len(MEMORY_ENTRY_DELIMITER)
-    return out
+    return ScanUnit(t, off, label, "context", to_raw)
 
 
 def _skip_reason(doc: Document, profile: VersionProfile) -> str:
@@ -197,10 +181,13 @@ def _skip_reason(doc: Document, profile: VersionProfile) -> str:
 
 
 def _locate(scanner: ThreatScanner, unit: ScanUnit, scope: str) -> list[LocatedHit]:
-    return [
-        LocatedHit(h, unit.offset + h.start, unit.offset + h.end, unit.label)
-        for h in scanner.locate(unit.text, scope)
-    ]
+    out = []
+    for h in scanner.locate(unit.text, scope):
+        s, e = unit.offset + h.start, unit.offset + h.end
+        if unit.to_raw is not None:
+            s, e = unit.to_raw(s), unit.to_raw(max(e - 1, s)) + 1
+        out.append(LocatedHit(h, s, e, unit.label))
+    return out
 
 
 def soul_is_user_authored(manifest_state: Optional[dict]) -> bool:
@@ -259,28 +246,14 @@ def verdict_for(
 
 
 def _memory_verdict(doc: Document, text: str, scanner: ThreatScanner, profile: VersionProfile) -> HermesVerdict:
+    """Per-entry verdicts from :func:`hermes_audit.hermes.memory.scan_entries` (the one implementation)."""
     filename = "USER.md" if doc.kind is DocumentKind.USER_PROFILE else "MEMORY.md"
-    entries: list[EntryVerdict] = []
+    entries, hits = scan_entries(text, filename, scanner, profile)
     all_ids: list[str] = []
-    hits: list[LocatedHit] = []
-    for i, (off, entry) in enumerate(memory_entries(text)):
-        if entry.startswith("[BLOCKED:"):
-            entries.append(EntryVerdict(i, off, len(entry), LOADED, [], entry))
-            continue
-        if profile.memory_block_oversized_entries and len(entry) > scanner.max_scan_chars:
-            entries.append(EntryVerdict(i, off, len(entry), BLOCKED, [], memory_too_large_marker(filename, len(entry))))
-            continue
-        unit = ScanUnit(entry, off, f"{filename} entry {i + 1}", "strict")
-        eh = _locate(scanner, unit, "strict")
-        ids = [h.hit.pattern_id for h in eh]
-        if ids:
-            hits.extend(eh)
-            entries.append(EntryVerdict(i, off, len(entry), BLOCKED, ids, memory_blocked_marker(filename, ids)))
-            for pid in ids:
-                if pid not in all_ids:
-                    all_ids.append(pid)
-        else:
-            entries.append(EntryVerdict(i, off, len(entry), LOADED, [], entry))
+    for e in entries:
+        for pid in e.pattern_ids:
+            if pid not in all_ids:
+                all_ids.append(pid)
     blocked = [e for e in entries if e.status == BLOCKED]
     if not entries:
         return HermesVerdict(SKIPPED, message="no entries; Hermes adds no block for this store", entries=entries)

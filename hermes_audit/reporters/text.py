@@ -67,6 +67,8 @@ def render(result, color: bool = False, show_source: bool = True) -> str:
             out.extend(_source_excerpt(texts.get(f.path, ""), f))
         if f.decoded:
             out.append(f"  = hidden text: {f.decoded}")
+        for r in f.related:  # e.g. the other file of a cross-file seam
+            out.append(f"  = related: {safe_path(r.path)}:{r.start.line}:{r.start.column}: {printable(r.message, 200)}")
         if f.fix:
             out.append(f"  = fix: {printable(f.fix, 300)}")
         out.append("")

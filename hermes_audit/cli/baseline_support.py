@@ -1,0 +1,80 @@
+"""The scan command's baseline options: ``--baseline``, ``--write-baseline`` (and ``--no-suppressions``).
+
+Kept apart from ``scan_cmd`` so the command stays a list of options. Errors are
+:class:`~hermes_audit.cli.common.CliError` (one line, exit 2).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from hermes_audit.cli.common import CliError, write_output
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+        return True
+    except (ValueError, OSError):
+        return False
+
+
+def prepare_baseline(opts, baseline: Optional[Path], write_to: Optional[Path], no_suppressions: bool,
+                     root: Path) -> list[str]:
+    """Set ``opts.baseline`` from ``--baseline`` and check ``--write-baseline``'s target.
+
+    In the auditor's mode (``--no-suppressions``) a baseline inside the scanned
+    repository ``root`` is ignored (a hostile repository could ship one that
+    hides its findings); the returned notes say so. ``--write-baseline`` refuses
+    to replace an existing file that is not a hermes-audit baseline.
+    """
+    from hermes_audit.baseline import BaselineError, load_baseline
+
+    notes: list[str] = []
+    if baseline is not None:
+        if no_suppressions and _inside(baseline, root):
+            notes.append(f"--no-suppressions: baseline {baseline} is inside the scanned repository and was not used")
+        else:
+            opts.baseline = baseline
+    if write_to is not None:
+        target = Path(write_to)
+        if target.is_dir():
+            raise CliError(f"--write-baseline {write_to}: is a directory")
+        if target.exists() or target.is_symlink():
+            try:
+                load_baseline(target)
+            except BaselineError as exc:
+                raise CliError(f"--write-baseline: {exc}; refusing to replace it") from None
+    return notes
+
+
+def finish_baseline(result, write_to: Optional[Path]) -> None:
+    """For ``--write-baseline``: write the baseline of ``result`` atomically, then mark
+    its findings as accepted so the report and exit code show the new state."""
+    if write_to is None:
+        return
+    from hermes_audit.baseline import Baseline, apply_baseline, build_baseline, dump_baseline, load_baseline
+
+    target = Path(write_to)
+    previous: Optional[Baseline] = None
+    if target.is_file():
+        previous = load_baseline(target)
+    if result.options.baseline is not None and Path(result.options.baseline).is_file():
+        older = load_baseline(Path(result.options.baseline))
+        previous = Baseline([*older.entries, *(previous.entries if previous else [])])
+    new = build_baseline(result, previous)
+    stale = {s.message() for s in result.baseline_stale}
+    if stale:
+        result.notes[:] = [n for n in result.notes if n not in stale]
+        result.baseline_stale.clear()
+    write_output(dump_baseline(new), target)
+    apply_baseline(result, new)
+    n = len(new.entries)
+    msg = f"wrote {n} finding{'s' if n != 1 else ''} to baseline {target}"
+    if stale:
+        msg += f" ({len(stale)} stale entr{'ies' if len(stale) != 1 else 'y'} dropped)"
+    result.notes.append(msg)
+    click.echo(f"hermes-audit: {msg}", err=True)

@@ -1,0 +1,68 @@
+"""``scan --fix`` / ``--diff`` / ``--fix-hermes-blocking``: the CLI side of :mod:`hermes_audit.fix`.
+
+* ``--diff`` prints a unified diff of what ``--fix`` would change (invisible
+  characters written as ``<U+XXXX>``) and writes nothing; exit code 1 when
+  there is something to fix, 0 when not, 2 on a usage error.
+* ``--fix`` writes the fixes (atomically), says on stderr what it removed, scans
+  again and reports what is left, with the usual exit codes.
+* ``--fix-hermes-blocking`` adds the legitimate invisible characters that the
+  chosen Hermes version still blocks a file for; it needs ``--fix`` or ``--diff``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import click
+
+from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, CliError
+
+
+def run_fix(result, targets: Sequence[Path], opts, fix: bool, hermes_blocking: bool, diff: bool):
+    """Fix (or diff) the files of ``result``; returns the result of a new scan after fixing.
+
+    With ``diff`` the process exits here (nothing is written). Raises
+    :class:`CliError` for a usage error.
+    """
+    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.fix import FixError, plan_for_document, unified_diff, write_plan
+    from hermes_audit.scan import run_scan
+
+    if hermes_blocking and not (fix or diff):
+        raise CliError("--fix-hermes-blocking needs --fix or --diff")
+    invisible = None
+    if hermes_blocking:
+        invisible = load_catalog(opts.rules_dir).parity.versions[result.hermes_version].invisible_chars
+    plans = []
+    for fr in result.files:
+        plan = plan_for_document(fr.document, invisible)
+        if plan is not None and plan.changed:
+            plans.append(plan)
+    if diff:
+        click.echo("".join(unified_diff(p) for p in plans), nl=False)
+        n = sum(p.removed_chars for p in plans)
+        click.echo(f"hermes-audit: {n} character(s) in {len(plans)} file(s) would be fixed (nothing written)", err=True)
+        sys.exit(EXIT_FINDINGS if plans else EXIT_CLEAN)
+    failed = 0
+    for plan in plans:
+        try:
+            write_plan(plan)
+        except FixError as exc:
+            failed += 1
+            click.echo(f"hermes-audit: not fixed: {exc}", err=True)
+            continue
+        reasons = sorted({e.reason for e in plan.edits})
+        click.echo(f"hermes-audit: fixed {plan.path}: removed {plan.removed_chars} character(s) ({', '.join(reasons)})",
+                   err=True)
+    if not plans:
+        click.echo("hermes-audit: nothing to fix", err=True)
+        return result
+    try:
+        again = run_scan(targets, opts)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if failed:
+        again.notes.append(f"{failed} file(s) could not be fixed (see the messages above)")
+    return again

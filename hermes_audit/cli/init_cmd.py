@@ -1,0 +1,306 @@
+"""``hermes-audit init``: set a repository up (pre-commit hook and GitHub workflow).
+
+Two changes, each reported on its own line:
+
+* ``.pre-commit-config.yaml``: created with the hermes-audit hook, or the hook's
+  repository entry appended to its ``repos:`` list. The file is edited as text
+  (comments and layout kept) and the result is parsed again with
+  ``yaml.safe_load`` and compared with the original data plus the new entry
+  before anything is written; when that check fails, nothing is written and the
+  snippet to add by hand is printed. A file that already names the hook is left
+  alone.
+* ``.github/workflows/hermes-audit.yml``: the example workflow of docs/github.md,
+  written only when no such file exists.
+
+Idempotent (a second run changes nothing), never clobbers (existing files are
+only ever appended to as above, symlinks are not written through), writes
+atomically, never runs git or git hooks. Exit codes: 0 done (changed or not),
+2 a file could not be read, parsed or written.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from hermes_audit import __version__
+from hermes_audit.cli.common import CliError
+
+#: Where the hook and the action live (see hermes_audit.reporters.sarif.PROJECT_URL).
+from hermes_audit.reporters.sarif import PROJECT_URL
+
+HOOK_ID = "hermes-audit"
+PRE_COMMIT_FILE = ".pre-commit-config.yaml"
+WORKFLOW_FILE = ".github/workflows/hermes-audit.yml"
+MAX_CONFIG_BYTES = 1024 * 1024
+ACTION_REF = PROJECT_URL.split("github.com/", 1)[-1]
+
+#: The hook's repository entry (a YAML sequence item, indented by {indent}).
+HOOK_ENTRY = (
+    "- repo: {url}\n"
+    "  rev: v{version}\n"
+    "  hooks:\n"
+    "    - id: {hook}\n"
+)
+
+#: The example workflow (also docs/examples/hermes-audit.yml; a test keeps them equal).
+WORKFLOW_TEMPLATE = """\
+# hermes-audit: audit the files Hermes Agent reads (AGENTS.md, .hermes.md, SOUL.md, memory).
+# Findings appear in the Security tab (code scanning) and as annotations on pull requests.
+name: hermes-audit
+
+on:
+  push:
+    branches: [main]
+  pull_request:
+
+permissions:
+  contents: read
+
+jobs:
+  hermes-audit:
+    runs-on: ubuntu-latest
+    permissions:
+      contents: read         # check out the repository
+      security-events: write # upload SARIF to code scanning
+      actions: read          # upload-sarif reads the run in private repositories
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          persist-credentials: false
+      - uses: {action}@v{version}
+        with:
+          paths: .
+          hermes-version: latest
+          fail-on: high
+          format: github
+          sarif-file: hermes-audit.sarif
+          # Pull requests from forks get a read-only token and cannot upload.
+          upload: ${{{{ github.event_name != 'pull_request' || github.event.pull_request.head.repo.full_name == github.repository }}}}
+"""
+
+
+def workflow_text() -> str:
+    """The example workflow for this version."""
+    return WORKFLOW_TEMPLATE.format(action=ACTION_REF, version=__version__)
+
+
+def hook_entry(indent: int = 2) -> str:
+    """The pre-commit repository entry, each line indented by ``indent`` spaces."""
+    text = HOOK_ENTRY.format(url=PROJECT_URL, version=__version__, hook=HOOK_ID)
+    return "".join(" " * indent + line for line in text.splitlines(keepends=True))
+
+
+def _atomic_write(path: Path, text: str, mode: Optional[int] = None) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".hermes-audit-", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _read_text(path: Path) -> str:
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        raise CliError(f"{path}: is a symbolic link; not changed (edit the file it points to by hand)")
+    if not stat.S_ISREG(st.st_mode):
+        raise CliError(f"{path}: not a regular file; not changed")
+    if st.st_size > MAX_CONFIG_BYTES:
+        raise CliError(f"{path}: larger than {MAX_CONFIG_BYTES:,} bytes; not changed")
+    try:
+        with open(path, "rb") as fh:
+            return fh.read().decode("utf-8")
+    except UnicodeDecodeError:
+        raise CliError(f"{path}: not UTF-8; not changed") from None
+    except OSError as exc:
+        raise CliError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _load_yaml(text: str, path: Path):
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise CliError(f"{path}: invalid YAML{where}; not changed") from None
+
+
+def _has_hook(data) -> bool:
+    repos = data.get("repos") if isinstance(data, dict) else None
+    for repo in repos or []:
+        if not isinstance(repo, dict):
+            continue
+        if str(repo.get("repo", "")).rstrip("/").removesuffix(".git") == PROJECT_URL:
+            return True
+        for hook in repo.get("hooks") or []:
+            if isinstance(hook, dict) and hook.get("id") == HOOK_ID:
+                return True
+    return False
+
+
+def _expected(data) -> dict:
+    import copy
+
+    import yaml
+
+    new = copy.deepcopy(data)
+    new["repos"] = list(new.get("repos") or []) + yaml.safe_load(hook_entry(0))
+    return new
+
+
+def _last_scalar_end(node) -> int:
+    """Offset just after the last scalar inside ``node`` (block nodes end at the next token)."""
+    import yaml
+
+    if isinstance(node, yaml.ScalarNode):
+        return node.end_mark.index
+    children = []
+    if isinstance(node, yaml.SequenceNode):
+        children = node.value
+    elif isinstance(node, yaml.MappingNode):
+        children = [n for pair in node.value for n in pair]
+    ends = [_last_scalar_end(c) for c in children]
+    return max(ends) if ends else node.end_mark.index
+
+
+def add_hook_text(text: str) -> Optional[str]:
+    """``text`` (a ``.pre-commit-config.yaml``) with the hermes-audit entry appended to the
+    block sequence under the top-level ``repos:`` key, or ``None`` when that cannot be
+    done as a plain insertion (no ``repos`` key, a flow-style list, another layout)."""
+    import yaml
+
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(root, yaml.MappingNode):
+        return None
+    for key, value in root.value:
+        if not (isinstance(key, yaml.ScalarNode) and key.value == "repos"):
+            continue
+        if isinstance(value, yaml.SequenceNode) and not value.flow_style and value.value:
+            indent = value.start_mark.column
+            # insert after the line holding the last scalar of the last item
+            end = _last_scalar_end(value.value[-1])
+            line_end = text.find("\n", end)
+            cut = len(text) if line_end == -1 else line_end + 1
+            head = text[:cut]
+            if not head.endswith("\n"):
+                head += "\n"
+            return head + hook_entry(indent) + text[cut:]
+        if isinstance(value, yaml.ScalarNode) and value.value in ("", "~", "null") and value.tag.endswith(":null"):
+            line_end = text.find("\n", key.end_mark.index)
+            cut = len(text) if line_end == -1 else line_end + 1
+            head = text[:cut] if line_end != -1 else text + "\n"
+            if value.value in ("~", "null"):
+                return None
+            return head + hook_entry(2) + text[cut:]
+        return None
+    return None
+
+
+def setup_pre_commit(root: Path, dry_run: bool) -> str:
+    """Add the hook to ``root/.pre-commit-config.yaml``; returns the line to report."""
+    path = root / PRE_COMMIT_FILE
+    if not os.path.lexists(path):
+        text = "# See https://pre-commit.com for more information\nrepos:\n" + hook_entry(2)
+        if not dry_run:
+            _atomic_write(path, text)
+        return f"created {PRE_COMMIT_FILE} with the {HOOK_ID} hook"
+    text = _read_text(path)
+    data = _load_yaml(text, path)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise CliError(f"{path}: top level is not a mapping; not changed")
+    if _has_hook(data):
+        return f"unchanged {PRE_COMMIT_FILE}: it already has the {HOOK_ID} hook"
+    if not text.strip():
+        new = "repos:\n" + hook_entry(2)
+    elif "repos" not in data:
+        new = text + ("" if text.endswith("\n") else "\n") + "repos:\n" + hook_entry(2)
+    else:
+        new = add_hook_text(text)
+    import yaml
+
+    try:
+        ok = new is not None and yaml.safe_load(new) == _expected(data)
+    except yaml.YAMLError:
+        ok = False
+    if not ok:
+        raise CliError(
+            f"{path}: cannot add the hook without rewriting the file; not changed. Add this under 'repos:':\n"
+            + hook_entry(2)
+        )
+    if not dry_run:
+        _atomic_write(path, new, stat.S_IMODE(os.lstat(path).st_mode))
+    return f"updated {PRE_COMMIT_FILE}: added the {HOOK_ID} hook ({PROJECT_URL} v{__version__})"
+
+
+def setup_workflow(root: Path, dry_run: bool) -> str:
+    """Write the example workflow unless a file is already there; returns the line to report."""
+    path = root / WORKFLOW_FILE
+    text = workflow_text()
+    if os.path.lexists(path):
+        try:
+            same = not path.is_symlink() and path.is_file() and _read_text(path) == text
+        except CliError:
+            same = False
+        if same:
+            return f"unchanged {WORKFLOW_FILE}: already up to date"
+        return f"left {WORKFLOW_FILE} alone: it exists and differs (the example is in docs/examples/hermes-audit.yml)"
+    for parent in (root / ".github", root / ".github" / "workflows"):
+        if parent.is_symlink() or (os.path.lexists(parent) and not parent.is_dir()):
+            raise CliError(f"{parent}: not a plain directory; workflow not written")
+    if not dry_run:
+        _atomic_write(path, text)
+    return f"created {WORKFLOW_FILE} (scans on push and pull request, uploads SARIF to code scanning)"
+
+
+@click.command()
+@click.option("--path", "target", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Repository to set up [default: the git root of the current directory].")
+@click.option("--no-pre-commit", is_flag=True, help="Do not touch .pre-commit-config.yaml.")
+@click.option("--no-workflow", is_flag=True, help="Do not write the GitHub workflow.")
+@click.option("--dry-run", is_flag=True, help="Say what would change, change nothing.")
+def init(target: Optional[Path], no_pre_commit: bool, no_workflow: bool, dry_run: bool) -> None:
+    """Set a repository up: the pre-commit hook and a GitHub Actions workflow.
+
+    Adds the hermes-audit hook to .pre-commit-config.yaml (created if missing)
+    and writes .github/workflows/hermes-audit.yml (only if it does not exist).
+    Existing content is never replaced; running it again changes nothing.
+    """
+    from hermes_audit.documents.discovery import find_git_root
+
+    if target is None:
+        target = find_git_root(Path.cwd().resolve()) or Path.cwd()
+    if not target.is_dir():
+        raise CliError(f"{target}: no such directory")
+    lines = []
+    prefix = "would have " if dry_run else ""
+    if not no_pre_commit:
+        lines.append(setup_pre_commit(target, dry_run))
+    if not no_workflow:
+        lines.append(setup_workflow(target, dry_run))
+    for line in lines:
+        if dry_run and not line.startswith(("unchanged", "left")):
+            line = prefix + line
+        click.echo(line)
+    if not dry_run and any(line.startswith(("created .pre", "updated")) for line in lines):
+        click.echo("next: run `pre-commit install` to enable the hook for your commits")

@@ -1,0 +1,150 @@
+"""``hermes-audit memory``: Hermes' memory stores, entry by entry, with capacity and the rendered snapshot."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from hermes_audit.cli.common import CliError, color_enabled, write_output
+
+SEVERITIES = ["info", "low", "medium", "high", "critical"]
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    out: list[str] = []
+    for v in values:
+        out.extend(x.strip() for x in v.split(",") if x.strip())
+    return out
+
+
+def render_text(audit, color: bool) -> str:
+    """Human-readable report: each store with its entries, then the findings (text reporter)."""
+    from hermes_audit.engine.unicode_chars import printable
+    from hermes_audit.hermes.memory import BLOCK_HEADERS
+    from hermes_audit.memory_audit import entry_findings
+    from hermes_audit.reporters import text as text_report
+    from hermes_audit.reporters.json_report import safe_path
+
+    def style(s: str, fg: Optional[str] = None, bold: bool = False) -> str:
+        return click.style(s, fg=fg, bold=bold) if color else s
+
+    out: list[str] = []
+    cfg = audit.config
+    where = f"Hermes home: {safe_path(str(audit.home))}" if audit.home else "Memory store files"
+    lim = f"limits MEMORY.md {cfg.limits['memory']!r}, USER.md {cfg.limits['user']!r} characters"
+    lim += f" (from {safe_path(cfg.source)})" if cfg.source else " (defaults)"
+    out.append(style(f"{where} — {audit.result.hermes_version} profile; {lim}", bold=True))
+    for p in cfg.problems:
+        out.append(f"  ! {printable(p, 300)}")
+    out.append("")
+    colors = {"loaded": "green", "blocked": "red", "empty": None, "missing": None, "skipped": "yellow",
+              "disabled": "yellow"}
+    for s in audit.stores:
+        name = safe_path(s.document.path) if s.document is not None else s.filename
+        head = f"{name} — {BLOCK_HEADERS[s.target]}: "
+        if s.capacity is not None and s.entries:
+            c = s.capacity
+            head += f"{len(s.entries)} entr{'y' if len(s.entries) == 1 else 'ies'}, {c.current:,}/{c.limit:,} characters ({c.percent}%)"
+            if c.over_limit:
+                head += style(" OVER LIMIT", "red", bold=True)
+            elif c.near_limit:
+                head += style(" over 80%", "yellow")
+        else:
+            head += "no entries"
+        head += "  [" + style(s.status, colors.get(s.status)) + "]"
+        out.append(head)
+        if s.note:
+            out.append(f"  {printable(s.note, 400)}")
+        by_entry = entry_findings(audit, s)
+        for e in s.entries:
+            line = s.document.lines.position(e.offset).line if s.document is not None else 0
+            first = printable(s.live[e.index].split("\n", 1)[0], 60)
+            status = style("BLOCKED " + ", ".join(e.pattern_ids) if e.pattern_ids else
+                           ("BLOCKED (too large to scan)" if e.status == "blocked" else "loaded"),
+                           "red" if e.status == "blocked" else "green")
+            n = len(by_entry.get(e.index, []))
+            extra = f"  {n} finding{'s' if n != 1 else ''}" if n else ""
+            out.append(f"  #{e.index + 1:<3} line {line:<5} {len(s.live[e.index]):>6,} chars  {status}{extra}  {first}")
+        if s.drift is not None and s.drift.refused:
+            out.append(style("  drift: Hermes' memory tool refuses replace/remove on this file:", "yellow"))
+            for i in s.drift.issues[:5]:
+                out.append(f"    - {printable(i.reason, 300)}")
+        if s.drift is not None and s.drift.duplicates:
+            out.append(f"  {len(s.drift.duplicates)} duplicate entr{'y' if len(s.drift.duplicates) == 1 else 'ies'} "
+                       "(Hermes keeps the first copy)")
+        out.append("")
+    out.append(text_report.render(audit.result, color=color))
+    return "\n".join(out)
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--profile", "profile_name", default=None, metavar="NAME",
+              help="Read the profile NAME (HERMES_HOME/profiles/NAME) instead of the home itself.")
+@click.option("--hermes-version", type=click.Choice(["latest", "0.19"]), default="latest", show_default=True,
+              help="Hermes version profile to predict.")
+@click.option("--target", type=click.Choice(["memory", "user"]), default=None,
+              help="Store type of FILE arguments not named USER.md [default: memory].")
+@click.option("--memory-limit", type=click.IntRange(min=0), default=None,
+              help="MEMORY.md limit in characters [default: config.yaml, else 2200].")
+@click.option("--user-limit", type=click.IntRange(min=0), default=None,
+              help="USER.md limit in characters [default: config.yaml, else 1375].")
+@click.option("--render", is_flag=True, help="Print only the memory blocks exactly as Hermes puts them in the system prompt.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the report to FILE (atomically) instead of stdout.")
+@click.option("--select", multiple=True, help="Only these rules (codes, prefixes, names or families).")
+@click.option("--ignore", multiple=True, help="Skip these rules.")
+@click.option("--min-severity", type=click.Choice(SEVERITIES), default="info", show_default=True)
+@click.option("--fail-on", type=click.Choice(SEVERITIES), default="high", show_default=True,
+              help="Exit 1 on findings at or above this severity (an entry Hermes blocks always fails).")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+def memory(paths, profile_name, hermes_version, target, memory_limit, user_limit, render, fmt, output, select,
+           ignore, min_severity, fail_on, color) -> None:
+    """Audit Hermes' memory stores (memories/MEMORY.md and memories/USER.md).
+
+    PATHS is a Hermes home (default: $HERMES_HOME, else ~/.hermes), a
+    memories/ directory, or store files. Each store is parsed exactly as
+    Hermes parses it ("\\n§\\n" entries, stripped, empties and duplicates
+    dropped); each entry gets Hermes' load-time verdict (strict scan,
+    [BLOCKED: ...] placeholder) and the audit rules; capacity is counted
+    against the limits (config.yaml memory.memory_char_limit /
+    memory.user_char_limit, else 2,200 and 1,375 characters).
+
+    Exit codes: 0 clean, 1 findings at or above --fail-on or an entry Hermes
+    blocks, 2 usage or input error, 3 incomplete.
+    """
+    from hermes_audit.engine.catalog import CatalogError
+    from hermes_audit.findings import Severity
+    from hermes_audit.memory_audit import MemoryInputError, audit_memory
+
+    try:
+        audit = audit_memory(
+            list(paths), hermes_version=hermes_version, profile_name=profile_name, target=target,
+            limits={"memory": memory_limit, "user": user_limit}, select=_split(select) or None,
+            ignore=_split(ignore), fail_on=Severity.parse(fail_on), min_severity=Severity.parse(min_severity),
+        )
+    except (MemoryInputError, CatalogError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+    if render:
+        write_output(audit.snapshot() + ("\n" if audit.snapshot() else ""), output)
+        sys.exit(3 if audit.result.incomplete else 0)
+    if fmt == "json":
+        import json
+
+        from hermes_audit.reporters.json_report import to_dict
+
+        doc = to_dict(audit.result)
+        doc["memory"] = audit.to_dict()
+        doc["summary"]["exit_code"] = audit.exit_code()
+        write_output(json.dumps(doc, indent=2, ensure_ascii=True) + "\n", output)
+    elif fmt == "sarif":
+        from hermes_audit.reporters import sarif
+
+        write_output(sarif.render(audit.result), output)
+    else:
+        write_output(render_text(audit, color_enabled(color) and output is None), output)
+    sys.exit(audit.exit_code())

@@ -1,0 +1,262 @@
+"""``hermes-audit profile``: audit a profile distribution before ``hermes profile install`` copies it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from hermes_audit.cli.common import CliError, color_enabled, write_output
+
+SEVERITIES = ["info", "low", "medium", "high", "critical"]
+
+
+def resolve_source(source: str, hermes_home: Optional[str], environ: Optional[dict] = None) -> tuple[str, Optional[Path]]:
+    """How to read SOURCE: (``git``, None), (``directory``, path) or (``installed``, profile path).
+
+    Follows Hermes' own test for git URLs (``*.git``, ``git@``, ``ssh://``,
+    ``git://``, ``http(s)://``, ``github.com/u/r``) plus ``file://``; then a
+    local directory; then an installed profile name under
+    ``<home>/profiles/<name>`` (home: ``--hermes-home``, ``$HERMES_HOME`` or
+    ``~/.hermes``). Raises :class:`CliError`.
+    """
+    from hermes_audit.gitsource import redact_url
+    from hermes_audit.hermes import distribution as dist
+
+    env = os.environ if environ is None else environ
+    s = source.strip()
+    if not s:
+        raise CliError("empty source")
+    if s.startswith("-"):
+        raise CliError(f"refusing {redact_url(s)!r}: a source starting with '-' would be read by git as an option")
+    if dist.looks_like_git_url(s) or s.lower().startswith("file://"):
+        return "git", None
+    p = Path(s).expanduser()
+    if p.is_dir():
+        return "directory", p
+    base = Path(hermes_home or env.get("HERMES_HOME") or Path.home() / ".hermes").expanduser()
+    if dist.PROFILE_ID_RE.match(s.lower()):
+        cand = base / "profiles" / s.lower()
+        if cand.is_dir():
+            return "installed", cand
+    if p.exists() or p.is_symlink():
+        raise CliError(f"{s}: not a directory (a distribution is a directory with distribution.yaml at its root)")
+    raise CliError(f"cannot resolve {redact_url(s)!r}: not a git URL, a local directory or a profile "
+                   f"installed under {base / 'profiles'}")
+
+
+def render_text(report, color: bool) -> str:
+    """The human-readable profile report."""
+    from hermes_audit.engine.unicode_chars import printable
+    from hermes_audit.reporters.json_report import safe_path
+    from hermes_audit.reporters.text import _source_excerpt
+
+    def style(s: str, fg: Optional[str] = None, bold: bool = False) -> str:
+        return click.style(s, fg=fg, bold=bold) if color else s
+
+    def p(s: str, n: int = 400) -> str:
+        return printable(s, n)
+
+    out: list[str] = []
+    out.append(style(f"Profile distribution: {p(report.source)} ({report.source_kind})", bold=True))
+    out.append(f"Hermes version profile: {report.hermes_version} ({report.hermes_label})")
+    read = report.manifest
+    m = read.manifest
+    if m is not None:
+        line = f"Manifest: {p(m.name, 80)} {p(m.version, 40)}"
+        if m.author:
+            line += f" by {p(m.author, 80)}"
+        if m.license:
+            line += f" ({p(m.license, 40)})"
+        out.append(line)
+        if m.description:
+            out.append(f"  {p(m.description, 200)}")
+        if m.hermes_requires:
+            out.append(f"  hermes_requires: {p(m.hermes_requires, 60)}")
+        if m.distribution_owned:
+            how = ("Hermes 0.19.0 ignores this list and copies every top-level entry" if report.hermes_version == "0.19"
+                   else "only these paths are copied")
+            out.append("  distribution_owned: " + ", ".join(p(x, 80) for x in m.distribution_owned) + f" ({how})")
+        if m.env_requires:
+            out.append("  asks for: " + ", ".join(
+                f"{p(e.name, 60)} ({'required' if e.required else 'optional'})" for e in m.env_requires))
+    elif read.error:
+        out.append(style(f"Manifest: {p(' '.join(read.error.split()), 400)}", "red"))
+    if report.refusal:
+        out.append(style(f"{report.hermes_label} refuses to install it: {p(report.refusal)}", "red", bold=True))
+    if report.version_refusal:
+        out.append(style(f"{report.hermes_label} would refuse it for its version: {p(report.version_refusal)}", "yellow"))
+    out.append("")
+    plan = report.plan
+    if plan is not None:
+        out.append(style(f"What `hermes profile install` copies (fresh install into {p(plan.target)}):", bold=True))
+        for c in plan.copies:
+            n = sum(1 for f in plan.installed_from if f == c.source or f.startswith(c.source + "/"))
+            what = f"{c.source}/ ({n} file{'s' if n != 1 else ''})" if c.type == "dir" else c.source
+            dest = f"{c.dest}/" if c.type == "dir" else c.dest
+            out.append(f"  copy      {safe_path(what):<40} -> {safe_path(dest)}")
+        for g in plan.generated:
+            why = "from env_requires" if g == ".env.EXAMPLE" else "rewritten with the name, source and install time"
+            out.append(f"  generate  {g:<40}    ({why})")
+        out.append("  mkdir     " + " ".join(f"{d}/" for d in plan.bootstrap_dirs))
+        for path, why in plan.skipped:
+            out.append(f"  skip      {safe_path(path):<40}    ({p(why, 120)})")
+        for prob in plan.problems:
+            out.append(style(f"  problem   {p(prob, 300)}", "red"))
+        out.append("")
+    out.append(style("What Hermes does with it:", bold=True))
+    if report.soul is not None:
+        st = report.soul.status
+        txt = "loaded as the agent's identity" if st == "loaded" else (
+            f"BLOCKED ({', '.join(report.soul.pattern_ids)}): the identity becomes {report.soul.message}"
+            if st == "blocked" else f"{st}: {report.soul.message}")
+        out.append(f"  SOUL.md: {p(txt, 500)}")
+    for s in report.skills:
+        col = {"safe": "green", "caution": "yellow", "dangerous": "red"}.get(s.verdict)
+        out.append(f"  skills guard {safe_path(s.path)}: " + style(s.verdict, col)
+                   + f" at {s.trust_level} trust -> {s.decision} ({len(s.findings)} finding"
+                   + ("s" if len(s.findings) != 1 else "") + ")")
+    for cr in report.cron:
+        live = " (the profile's live job store)" if cr.file.live else " (not read by the scheduler)"
+        out.append(f"  cron {safe_path(cr.file.path)}: {len(cr.file.jobs)} job(s){live}")
+        for job in cr.file.jobs:
+            state = "enabled" if job.enabled else "disabled"
+            msg = cr.blocked.get(job.index)
+            out.append(f"    - {p(job.name, 80)} [{state}, {p(job.schedule or 'no schedule', 40)}]"
+                       + (style(f" BLOCKED: {p(msg, 200)}", "red") if msg else "")
+                       + (f" script: {p(job.script, 80)}" if job.script else ""))
+    for mrep in report.memories:
+        out.append(f"  memories/{mrep.filename}: {mrep.status}"
+                   + (f", {len(mrep.entries)} entries" if mrep.entries else "")
+                   + ("" if report.installed else " (Hermes never copies a distribution's memories/)"))
+    out.append("")
+    texts = {path: (d.text or "") for path, d in report.documents.items()}
+    if report.findings:
+        out.append(style("Findings:", bold=True))
+    for f in report.findings:
+        sev = style(f.severity.label, {"critical": "magenta", "high": "red", "medium": "yellow"}.get(f.severity.label),
+                    bold=True)
+        out.append(f"{safe_path(f.path)}:{f.start.line}:{f.start.column}: {f.rule_id} [{sev}/{f.confidence.label}] "
+                   f"{p(f.message)}")
+        if f.path in texts and texts[f.path] and not f.path.startswith("<"):
+            out.extend(_source_excerpt(texts[f.path], f))
+        if f.fix:
+            out.append(f"  = fix: {p(f.fix, 300)}")
+        out.append("")
+    for n in report.notes:
+        out.append(f"note: {p(n, 400)}")
+    for e in report.errors:
+        out.append(style(f"error: {safe_path(e.path)}: {p(e.message, 300)}", "red"))
+    if report.notes or report.errors:
+        out.append("")
+    if report.reasons:
+        out.append(style("Verdict: NOT SAFE TO INSTALL", "red", bold=True))
+        for r in report.reasons:
+            out.append(f"  - {p(r, 500)}")
+    elif report.incomplete:
+        out.append(style("Verdict: UNDECIDED — the audit is incomplete (see the errors above)", "yellow", bold=True))
+    else:
+        line = "Verdict: safe to install (no problem at or above " + report.options.fail_on.label + ")"
+        out.append(style(line, "green", bold=True))
+    return "\n".join(out) + "\n"
+
+
+def to_json(report) -> dict:
+    from hermes_audit import __version__
+    from hermes_audit.reporters.json_report import safe_path
+
+    m = report.manifest.manifest
+    return {
+        "schema_version": 1,
+        "tool": {"name": "hermes-audit", "version": __version__},
+        "hermes_version": report.hermes_version,
+        "source": report.source,
+        "source_kind": report.source_kind,
+        "manifest": m.to_dict() if m is not None else None,
+        "manifest_error": report.manifest.error,
+        "refusal": report.refusal,
+        "version_refusal": report.version_refusal,
+        "plan": report.plan.to_dict() if report.plan is not None else None,
+        "soul": report.soul.to_dict() if report.soul is not None else None,
+        "skills": [s.to_dict() for s in report.skills],
+        "cron": [{"path": c.file.path, "live": c.file.live, "error": c.file.error or None,
+                  "jobs": [{"name": j.name, "enabled": j.enabled, "schedule": j.schedule, "script": j.script or None,
+                            "no_agent": j.no_agent, "blocked": c.blocked.get(j.index)} for j in c.file.jobs]}
+                 for c in report.cron],
+        "memories": [s.to_dict() for s in report.memories],
+        "findings": [{**f.to_dict(), "path": safe_path(f.path)} for f in report.findings],
+        "notes": list(report.notes),
+        "errors": [{"rule_id": e.rule_id, "path": safe_path(e.path), "message": e.message} for e in report.errors],
+        "verdict": {"safe_to_install": report.safe and not report.incomplete, "reasons": list(report.reasons),
+                    "incomplete": report.incomplete, "exit_code": report.exit_code()},
+    }
+
+
+@click.command()
+@click.argument("source")
+@click.option("--hermes-version", type=click.Choice(["latest", "0.19"]), default="latest", show_default=True,
+              help="Hermes version profile to predict.")
+@click.option("--name", "override_name", default=None, metavar="NAME",
+              help="The --name you will give `hermes profile install`.")
+@click.option("--hermes-current", default=None, metavar="VERSION",
+              help="Check hermes_requires against this Hermes version [default: 0.19.0 for --hermes-version 0.19].")
+@click.option("--skills-trust", type=click.Choice(["community", "trusted", "builtin"]), default="community",
+              show_default=True, help="Trust level for Hermes' skills-guard install policy.")
+@click.option("--allow-local", is_flag=True, help="Allow cloning file:// URLs and local git paths.")
+@click.option("--hermes-home", default=None, metavar="DIR",
+              help="Hermes home for installed profile names [default: $HERMES_HOME, else ~/.hermes].")
+@click.option("--clone-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
+              help="Seconds a git clone may take.")
+@click.option("--max-clone-size", type=click.IntRange(min=1), default=100 * 1024 * 1024, show_default=True,
+              help="Bytes a cloned repository may hold.")
+@click.option("--fail-on", type=click.Choice(SEVERITIES), default="high", show_default=True,
+              help="Lowest severity of an audit finding that makes the distribution unsafe.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the report to FILE (atomically) instead of stdout.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+def profile(source, hermes_version, override_name, hermes_current, skills_trust, allow_local, hermes_home,
+            clone_timeout, max_clone_size, fail_on, fmt, output, color) -> None:
+    """Audit a profile distribution before installing it.
+
+    SOURCE is a git URL (as `hermes profile install` accepts it), a local
+    directory with distribution.yaml, or the name of an installed profile.
+    Reports what the install would copy and where, Hermes' own refusals, and
+    problems in SOUL.md, skills, cron jobs, mcp.json, config.yaml, env_requires
+    and shipped memories; ends with a verdict.
+
+    Exit codes: 0 safe to install, 1 not safe (or Hermes refuses it), 2 usage
+    or input error, 3 incomplete audit.
+    """
+    from hermes_audit.engine.catalog import CatalogError
+    from hermes_audit.findings import Severity
+    from hermes_audit.gitsource import GitSourceError, cloned, redact_url
+    from hermes_audit.hermes.cron_guard import CronGuardError
+    from hermes_audit.hermes.skills_guard import SkillsGuardError
+    from hermes_audit.profile_audit import ProfileOptions, audit_distribution
+
+    kind, path = resolve_source(source, hermes_home)
+    opts = ProfileOptions(hermes_version=hermes_version, override_name=override_name, hermes_current=hermes_current,
+                          skills_trust=skills_trust, fail_on=Severity.parse(fail_on),
+                          target_root=hermes_home or os.environ.get("HERMES_HOME") or "~/.hermes")
+    try:
+        if kind == "git":
+            with cloned(source, allow_local=allow_local, timeout=clone_timeout, max_bytes=max_clone_size) as root:
+                report = audit_distribution(root, opts, source=redact_url(source.strip()), source_kind="git")
+        else:
+            assert path is not None
+            report = audit_distribution(path, opts, source=str(path), source_kind=kind, installed=kind == "installed")
+    except GitSourceError as exc:
+        raise CliError(str(exc)) from None
+    except (CatalogError, SkillsGuardError, CronGuardError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+    if fmt == "json":
+        import json
+
+        write_output(json.dumps(to_json(report), indent=2, ensure_ascii=True) + "\n", output)
+    else:
+        write_output(render_text(report, color_enabled(color) and output is None), output)
+    sys.exit(report.exit_code())

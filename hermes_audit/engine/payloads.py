@@ -1,0 +1,207 @@
+"""Detectors for hidden payloads and look-alike letters (registered in :mod:`hermes_audit.engine.detectors`).
+
+* :func:`detect_encoded_payloads`: base64 (standard and URL-safe), hex strings
+  and ``\\xNN`` escape runs that decode to readable text. Decoding is bounded:
+  at most :data:`MAX_CANDIDATES` candidates per document, each at most
+  :data:`MAX_RUN_CHARS` characters, nested encodings unwrapped at most
+  :data:`MAX_DEPTH` times, and at most :data:`MAX_TOTAL_DECODED` characters
+  decoded per document. The decoded text is returned with the hit, so the
+  engine scans it with the other rules and reports what it hides at the
+  payload's position.
+* :func:`detect_confusable_words`: words that mix ASCII letters with letters
+  of another script that Unicode lists as their look-alikes (UTS #39
+  ``confusables.txt``), such as ``іgnore`` with a Cyrillic ``і``.
+
+Offsets are character (code point) offsets into the text given.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import unicodedata
+from typing import Iterator, Optional
+
+import regex
+
+from hermes_audit.engine.detectors import DetectorHit
+from hermes_audit.engine.unicode_chars import printable
+
+#: Most encoded-looking runs decoded per document.
+MAX_CANDIDATES = 500
+#: Longest run (characters) considered for decoding.
+MAX_RUN_CHARS = 100_000
+#: Nested encodings unwrapped (base64 of base64 of text = depth 2).
+MAX_DEPTH = 3
+#: Total decoded characters per document.
+MAX_TOTAL_DECODED = 1_000_000
+#: Shortest decoded text reported.
+MIN_DECODED_CHARS = 12
+
+_B64 = regex.compile(
+    r"(?<![A-Za-z0-9+/=_-])(?:[A-Za-z0-9+/]{4}){5,25000}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?(?![A-Za-z0-9+/=_-])"
+)
+_B64URL = regex.compile(
+    r"(?<![A-Za-z0-9+/=_-])(?=[A-Za-z0-9_-]{0,100000}[_-])[A-Za-z0-9_-]{20,100000}={0,2}(?![A-Za-z0-9+/=_-])"
+)
+_HEX = regex.compile(r"(?<![0-9A-Za-z])(?:0x)?((?:[0-9A-Fa-f]{2}){12,50000})(?![0-9A-Za-z])")
+_HEX_ESCAPES = regex.compile(r"(?:\\x[0-9A-Fa-f]{2}){8,50000}")
+
+
+def _readable(data: bytes) -> Optional[str]:
+    """``data`` as text when it is UTF-8 and mostly printable with some word structure, else ``None``."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if len(text) < MIN_DECODED_CHARS:
+        return None
+    ok = sum(1 for c in text if c.isprintable() or c in "\n\r\t")
+    if ok / len(text) < 0.95:
+        return None
+    letters = sum(1 for c in text if c.isalpha())
+    if letters / len(text) < 0.4:
+        return None
+    if not any(c in " \n\t.,;:/(){}\"'=_-" for c in text):
+        return None
+    return text
+
+
+def _decode_b64(s: str, urlsafe: bool = False) -> Optional[bytes]:
+    t = s.rstrip("=")
+    t += "=" * (-len(t) % 4)
+    try:
+        return base64.urlsafe_b64decode(t) if urlsafe else base64.b64decode(t, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _decode_once(s: str) -> Optional[tuple[str, str]]:
+    """Decode a whole string that is one encoded blob: ``(encoding, text)`` or ``None``."""
+    st = s.strip()
+    if _HEX_ESCAPES.fullmatch(st):
+        try:
+            data = bytes(int(st[i + 2:i + 4], 16) for i in range(0, len(st), 4))
+        except ValueError:
+            return None
+        txt = _readable(data)
+        return ("hex escapes", txt) if txt else None
+    m = _HEX.fullmatch(st)
+    if m:
+        raw = bytes.fromhex(m.group(1))
+        txt = _readable(raw) or _encoded_text(raw)
+        return ("hex", txt) if txt else None
+    if _B64.fullmatch(st):
+        data = _decode_b64(st)
+        txt = (_readable(data) or _encoded_text(data)) if data is not None else None
+        return ("base64", txt) if txt else None
+    if _B64URL.fullmatch(st):
+        data = _decode_b64(st, urlsafe=True)
+        txt = (_readable(data) or _encoded_text(data)) if data is not None else None
+        return ("base64url", txt) if txt else None
+    return None
+
+
+def _encoded_text(data: bytes) -> Optional[str]:
+    """``data`` as ASCII when it is itself one encoded blob (a layer of a nested encoding), else ``None``."""
+    try:
+        text = data.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+    st = text.strip()
+    if _HEX_ESCAPES.fullmatch(st) or _HEX.fullmatch(st) or _B64.fullmatch(st) or _B64URL.fullmatch(st):
+        return st
+    return None
+
+
+def _unwrap(text: str, encoding: str) -> tuple[str, list[str]]:
+    """Unwrap nested encodings of an already decoded ``text`` (bounded by :data:`MAX_DEPTH`)."""
+    chain = [encoding]
+    while len(chain) < MAX_DEPTH:
+        nxt = _decode_once(text)
+        if nxt is None:
+            break
+        chain.append(nxt[0])
+        text = nxt[1]
+    return text, chain
+
+
+def detect_encoded_payloads(text: str, params: dict) -> Iterator[DetectorHit]:
+    """Base64, URL-safe base64, hex and ``\\xNN`` runs that decode to readable text (bounded; see module)."""
+    candidates: list[tuple[int, int, str, str]] = []
+    for m in _HEX_ESCAPES.finditer(text):
+        candidates.append((m.start(), m.end(), "hex escapes", m.group(0)))
+    for m in _HEX.finditer(text):
+        candidates.append((m.start(1), m.end(1), "hex", m.group(1)))
+    for m in _B64.finditer(text):
+        candidates.append((m.start(), m.end(), "base64", m.group(0)))
+    for m in _B64URL.finditer(text):
+        candidates.append((m.start(), m.end(), "base64url", m.group(0)))
+    candidates.sort()
+    taken_until = -1
+    budget = MAX_TOTAL_DECODED
+    tried = 0
+    for s, e, kind, run in candidates:
+        if s < taken_until or e - s > MAX_RUN_CHARS:
+            continue
+        tried += 1
+        if tried > MAX_CANDIDATES or budget <= 0:
+            break
+        if kind == "hex escapes":
+            data: Optional[bytes] = bytes(int(run[i + 2:i + 4], 16) for i in range(0, len(run), 4))
+        elif kind == "hex":
+            data = bytes.fromhex(run)
+        else:
+            data = _decode_b64(run, urlsafe=kind == "base64url")
+        if data is None:
+            continue
+        decoded = _readable(data) or _encoded_text(data)
+        if decoded is None:
+            continue
+        decoded, chain = _unwrap(decoded, kind)
+        if _readable(decoded.encode("utf-8", "surrogatepass")) is None:
+            continue
+        budget -= len(decoded)
+        taken_until = e
+        yield DetectorHit(
+            s, e,
+            {"encoding": " inside ".join(reversed(chain)), "count": e - s, "decoded": printable(decoded, 300)},
+            decoded=decoded,
+        )
+
+
+_WORD = regex.compile(r"[\p{L}\p{M}]{2,200}")
+
+
+def _script(ch: str) -> str:
+    name = unicodedata.name(ch, "")
+    return name.split(" ", 1)[0] if name else ""
+
+
+def detect_confusable_words(text: str, params: dict) -> Iterator[DetectorHit]:
+    """Words mixing ASCII letters with look-alike letters of another script (UTS #39 prototypes)."""
+    from hermes_audit.engine.deobfuscate import confusable_prototypes
+
+    protos = confusable_prototypes()
+    if not protos or text.isascii():
+        return
+    for m in _WORD.finditer(text):
+        word = m.group(0)
+        if word.isascii():
+            continue
+        if not any(("a" <= c <= "z") or ("A" <= c <= "Z") for c in word):
+            continue
+        odd = [c for c in word if c in protos and _script(c) not in ("LATIN", "")]
+        if not odd:
+            continue
+        folded = "".join(protos.get(c, c) if c in odd else c for c in word)
+        chars = list(dict.fromkeys(odd))
+        yield DetectorHit(
+            m.start(), m.end(),
+            {
+                "word": printable(word, 80),
+                "folded": printable(folded, 80),
+                "codepoints": ", ".join(f"U+{ord(c):04X}" for c in chars),
+                "names": ", ".join(unicodedata.name(c, "?") for c in chars),
+            },
+        )

@@ -1,0 +1,444 @@
+"""Literal-keyword prefilters: skip a regular expression when its required words are absent.
+
+A regular expression such as ``ignore\\s+(?:\\w+\\s+){0,8}(previous|all|above|prior)\\s+...instructions``
+can only match a text that contains ``ignore``, one of ``previous``/``all``/``above``/``prior``,
+and ``instructions``. :func:`required_literals` derives that requirement from the
+pattern itself (no hand-written keyword lists), as a conjunction of clauses, each
+clause a set of strings of which at least one must occur. Checking a few
+substrings with ``in`` runs at memory speed; the regular expression then runs
+only on the texts that pass, so the result is exactly that of running it
+everywhere.
+
+Soundness (why a prefilter never drops a match):
+
+* **Folding.** Literals and texts are compared after :func:`fold`: ``U+0130``
+  and ``U+0131`` become ``i``, then :meth:`str.casefold`. Both are per-character
+  maps, so ``fold(a + b) == fold(a) + fold(b)``. A case-insensitive engine matches
+  a pattern character ``l`` against text characters ``c`` whose fold equals
+  ``fold(l)`` (``K`` U+212A and ``k``, ``ſ`` U+017F and ``s``, Greek sigma forms,
+  ...): ``tests/test_performance_equivalence.py`` checks this for every
+  character of every derived literal, against every code point, for both ``re``
+  and ``regex``. A case-sensitive match is a fortiori covered.
+* **Normal forms.** The prefilter is applied to the very string the regular
+  expression searches (for Hermes' scanner: the NFKC text), never to the raw
+  file, so NFKC changes nothing here.
+* **Structure.** Only constructs whose meaning is the same in ``re`` and in the
+  ``regex`` module's version-0 syntax are analysed (literals, small character
+  sets, groups, alternation, counted repetition, zero-width assertions). A
+  pattern with anything else (``regex``-only syntax, fuzzy matching, POSIX
+  classes, verbose or full-case mode, back-references used for content) gets no
+  prefilter and always runs.
+
+Sizes are in characters (code points).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+try:  # Python 3.11+
+    from re import _constants as _c  # type: ignore[attr-defined]
+    from re import _parser as _sre_parse  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_constants as _c  # type: ignore[no-redef]
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
+#: Largest set of alternative strings tracked for one sub-expression.
+MAX_EXACT = 64
+#: Largest character set expanded into alternatives (``[_-]`` is expanded, ``[A-Za-z]`` is not).
+MAX_CLASS_CHARS = 8
+#: Characters that case-insensitive ``re``/``regex`` match to ``i`` but that casefold to something else.
+_FOLD_FIRST = {"\u0130": "i", "\u0131": "i"}
+_FOLD_FIRST_RE = re.compile("[\u0130\u0131]")
+
+
+def fold(text: str) -> str:
+    """The text prefilters compare: ``U+0130``/``U+0131`` to ``i``, then :meth:`str.casefold`.
+
+    For ASCII text this is :meth:`str.lower`. The result may be longer than
+    ``text`` (``ß`` folds to ``ss``); it is only used for ``in`` tests.
+    """
+    if text.isascii():
+        return text.lower()
+    if _FOLD_FIRST_RE.search(text):
+        text = _FOLD_FIRST_RE.sub(lambda m: _FOLD_FIRST[m.group(0)], text)
+    return text.casefold()
+
+
+@dataclass(frozen=True)
+class Prefilter:
+    """A conjunction of clauses; a text passes when every clause has a member in it.
+
+    ``clauses`` hold folded strings (see :func:`fold`). An empty conjunction
+    passes every text (no usable literal).
+    """
+
+    clauses: tuple[frozenset[str], ...]
+
+    @property
+    def literals(self) -> frozenset[str]:
+        """Every string any clause mentions."""
+        return frozenset(s for c in self.clauses for s in c)
+
+    def passes(self, folded: str) -> bool:
+        """True when ``folded`` (a :func:`fold`-ed text) may contain a match."""
+        for clause in self.clauses:
+            for s in clause:
+                if s in folded:
+                    break
+            else:
+                return False
+        return True
+
+    def passes_with(self, present: dict) -> bool:
+        """Like :meth:`passes`, with ``present[literal] -> bool`` already computed (shared literals)."""
+        return all(any(present[s] for s in clause) for clause in self.clauses)
+
+
+class _Info:
+    __slots__ = ("exact", "clauses")
+
+    def __init__(self, exact: Optional[frozenset], clauses: list):
+        self.exact = exact  # every string the node can match, or None when unknown/too many
+        self.clauses = clauses  # list of frozensets: at least one member of each occurs in any match
+
+
+_EMPTY = frozenset({""})
+_ANY = _Info(None, [])
+
+
+class _Unsupported(Exception):
+    pass
+
+
+_QUANT = re.compile(r"\{\d*(?:,\d*)?\}")
+
+
+def _regex_only_syntax(pattern: str) -> bool:
+    """True when ``re`` could read ``pattern`` differently from the ``regex`` module.
+
+    That is an unescaped ``[:`` (a POSIX class in ``regex``) or an unescaped
+    ``{`` outside a character set that does not open a counted repeat (fuzzy
+    constraints such as ``{e<=1}`` in ``regex``, a literal brace in ``re``).
+    """
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            if pattern.startswith("[:", i):
+                return True
+            if not in_class:
+                in_class = True
+                # a ']' right after '[' or '[^' is a literal member
+                j = i + 1
+                if j < n and pattern[j] == "^":
+                    j += 1
+                if j < n and pattern[j] == "]":
+                    i = j + 1
+                    continue
+        elif ch == "]" and in_class:
+            in_class = False
+        elif ch == "{" and not in_class and not _QUANT.match(pattern, i):
+            return True
+        i += 1
+    return False
+
+
+def _clause(strings: Iterable[str]) -> Optional[frozenset]:
+    s = frozenset(strings)
+    if not s or "" in s:
+        return None
+    return s
+
+
+def _concat(infos: list[_Info]) -> _Info:
+    clauses: list = []
+    cur: Optional[set] = {""}
+    all_exact = True
+    for info in infos:
+        clauses.extend(info.clauses)
+        if info.exact is not None:
+            if cur is not None and len(cur) * len(info.exact) <= MAX_EXACT:
+                cur = {a + b for a in cur for b in info.exact}
+            else:
+                all_exact = False
+                if cur is not None:
+                    c = _clause(cur)
+                    if c:
+                        clauses.append(c)
+                cur = set(info.exact)
+        else:
+            all_exact = False
+            if cur is not None:
+                c = _clause(cur)
+                if c:
+                    clauses.append(c)
+            cur = {""}
+    if all_exact and cur is not None:
+        return _Info(frozenset(cur), clauses)
+    if cur is not None:
+        c = _clause(cur)
+        if c:
+            clauses.append(c)
+    return _Info(None, clauses)
+
+
+def _best_clause(info: _Info) -> Optional[frozenset]:
+    """The most selective single clause of a branch (longest shortest member)."""
+    cands = list(info.clauses)
+    if info.exact is not None:
+        c = _clause(info.exact)
+        if c:
+            cands.append(c)
+    if not cands:
+        return None
+    return max(cands, key=lambda c: (min(len(s) for s in c), -len(c)))
+
+
+def _branch(infos: list[_Info]) -> _Info:
+    if all(i.exact is not None for i in infos):
+        union = frozenset().union(*(i.exact for i in infos))
+        if len(union) <= MAX_EXACT:
+            return _Info(union, [])
+    merged: set = set()
+    for info in infos:
+        c = _best_clause(info)
+        if c is None:
+            return _ANY
+        merged |= c
+    return _Info(None, [frozenset(merged)])
+
+
+def _class_chars(items) -> Optional[set]:
+    chars: set = set()
+    for op, av in items:
+        if op is _c.LITERAL:
+            chars.add(chr(av))
+        elif op is _c.RANGE:
+            lo, hi = av
+            if hi - lo + 1 > MAX_CLASS_CHARS:
+                return None
+            chars.update(chr(x) for x in range(lo, hi + 1))
+        else:  # NEGATE, CATEGORY, charset internals
+            return None
+        if len(chars) > MAX_CLASS_CHARS:
+            return None
+    return chars
+
+
+def _seq(sub) -> _Info:
+    return _concat([_node(op, av) for op, av in sub])
+
+
+def _node(op, av) -> _Info:
+    if op is _c.LITERAL:
+        return _Info(frozenset({fold(chr(av))}), [])
+    if op is _c.IN:
+        chars = _class_chars(av)
+        if chars is None:
+            return _ANY
+        return _Info(frozenset(fold(ch) for ch in chars), [])
+    if op in (_c.ANY, _c.NOT_LITERAL):
+        return _ANY
+    if op is _c.AT:
+        return _Info(_EMPTY, [])
+    if op in (_c.ASSERT, _c.ASSERT_NOT):
+        return _Info(_EMPTY, [])  # zero-width: consumes nothing, requires nothing we rely on
+    if op is _c.SUBPATTERN:
+        _group, add_flags, del_flags, p = av
+        if (add_flags | del_flags) & (_c.SRE_FLAG_VERBOSE):
+            raise _Unsupported("verbose group")
+        return _seq(p)
+    if op is getattr(_c, "ATOMIC_GROUP", None):
+        return _seq(av)
+    if op is _c.BRANCH:
+        _, branches = av
+        return _branch([_seq(b) for b in branches])
+    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT) or op is getattr(_c, "POSSESSIVE_REPEAT", None):
+        lo, hi, p = av
+        inner = _seq(p)
+        if lo == 0:
+            if hi == 1 and inner.exact is not None and len(inner.exact) < MAX_EXACT:
+                return _Info(inner.exact | _EMPTY, [])
+            return _Info(None, [])
+        if lo == hi == 1:
+            return inner
+        clauses = list(inner.clauses)
+        c = _clause(inner.exact) if inner.exact is not None else None
+        if c:
+            clauses.append(c)
+        if lo == hi and inner.exact is not None and len(inner.exact) ** lo <= MAX_EXACT and lo <= 8:
+            return _concat([inner] * lo)
+        return _Info(None, clauses)
+    if op is _c.GROUPREF_EXISTS:
+        return _ANY
+    if op is _c.GROUPREF:
+        return _ANY
+    raise _Unsupported(f"construct {op}")
+
+
+def required_literals(pattern: str, flags: int = 0) -> Optional[Prefilter]:
+    """The prefilter of ``pattern`` (``re`` or ``regex`` version-0 syntax), or ``None``.
+
+    ``flags`` are ``re``/``regex`` flag bits; verbose mode gives ``None``. The
+    result is ``None`` when the pattern uses a construct outside the analysed
+    subset or requires no literal (it must then always run). Never raises.
+    """
+    if flags & re.VERBOSE or _regex_only_syntax(pattern):
+        return None
+    try:
+        parsed = _parse(pattern, flags)
+        if parsed.state.flags & re.VERBOSE:
+            return None
+        info = _seq(parsed)
+    except (_Unsupported, re.error, RecursionError, OverflowError, ValueError, TypeError, AttributeError):
+        return None
+    clauses = list(info.clauses)
+    if info.exact is not None:
+        c = _clause(info.exact)
+        if c:
+            clauses.append(c)
+    # deduplicate; drop clauses implied by a stronger one (a clause whose members all contain
+    # some member of another clause is implied by it... keep it simple: exact duplicates only)
+    uniq: list[frozenset] = []
+    for cl in clauses:
+        cl = _reduce_clause(cl)
+        if cl not in uniq:
+            uniq.append(cl)
+    if not uniq:
+        return None
+    # cheapest and most selective clause first: a text without it is rejected after one search
+    uniq.sort(key=_clause_cost)
+    return Prefilter(tuple(uniq))
+
+
+#: Words so common in instruction files that a clause made of them rarely rejects a text.
+_COMMON = frozenset(
+    "a an and any all are as at add be been by can cat change check do edit for have if in include into is it "
+    "name never new not now of on one only or output print prompt report rules run share system that the this "
+    "to update use user with write you your".split()
+)
+
+
+def _presence(s: str) -> float:
+    """A rough prior that ``s`` occurs in an instruction file (only orders clauses; never decides)."""
+    if s in _COMMON:
+        return 1.0
+    p = 0.7 ** max(len(s) - 2, 0)
+    if not s.isalpha():
+        p *= 0.4
+    return min(p, 1.0)
+
+
+def _clause_cost(cl: frozenset) -> tuple:
+    """Sort key: the clause most likely to be absent first (it rejects the text after one search)."""
+    absent = 1.0
+    for s in cl:
+        absent *= 1.0 - _presence(s)
+    return (1.0 - absent, len(cl))
+
+
+def _reduce_clause(cl: frozenset) -> frozenset:
+    """An equivalent or weaker clause with fewer members (fewer searches per text).
+
+    A member containing another member is redundant (``{key, keys}`` is ``{key}``).
+    Then members sharing a substring of four characters or more are replaced by it
+    (``{http://, https://}`` becomes ``{http}``): weaker, so still sound.
+    """
+    members = sorted(cl, key=len)
+    kept: list[str] = []
+    for s in members:
+        if not any(k in s for k in kept):
+            kept.append(s)
+    if len(kept) > 1:
+        common = _common_substring(kept)
+        if len(common) >= 4:
+            return frozenset({common})
+    return frozenset(kept)
+
+
+def _common_substring(strings: list[str]) -> str:
+    """Longest string contained in every member (members are short literals)."""
+    shortest = min(strings, key=len)
+    for size in range(len(shortest), 0, -1):
+        for i in range(len(shortest) - size + 1):
+            cand = shortest[i:i + size]
+            if all(cand in s for s in strings):
+                return cand
+    return ""
+
+
+def _parse(pattern: str, flags: int):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _sre_parse.parse(pattern, flags & (re.IGNORECASE | re.MULTILINE | re.DOTALL | re.UNICODE))
+
+
+def _lead_seq(items) -> Optional[set]:
+    """Strings one of which every match of the node sequence ``items`` starts with (``None``: unknown)."""
+    items = list(items)
+    i = 0
+    while i < len(items) and items[i][0] in (_c.AT, _c.ASSERT, _c.ASSERT_NOT):
+        i += 1
+    if i == len(items):
+        return None
+    run: set = {""}
+    for op, av in items[i:]:
+        info = _node(op, av)
+        if info.exact is None or "" in info.exact or len(run) * len(info.exact) > MAX_EXACT:
+            if run == {""}:
+                return _lead_node(op, av)
+            break
+        run = {a + b for a in run for b in info.exact}
+    return None if "" in run else run
+
+
+def _lead_node(op, av) -> Optional[set]:
+    if op is _c.SUBPATTERN:
+        return _lead_seq(av[3])
+    if op is getattr(_c, "ATOMIC_GROUP", None):
+        return _lead_seq(av)
+    if op is _c.BRANCH:
+        out: set = set()
+        for b in av[1]:
+            sub = _lead_seq(b)
+            if sub is None:
+                return None
+            out |= sub
+        return out if len(out) <= MAX_EXACT else None
+    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT) or op is getattr(_c, "POSSESSIVE_REPEAT", None):
+        lo, _hi, sub = av
+        return _lead_seq(sub) if lo >= 1 else None
+    info = _node(op, av)
+    if info.exact is None or "" in info.exact:
+        return None
+    return set(info.exact)
+
+
+def leading_literals(pattern: str, flags: int = 0) -> Optional[frozenset[str]]:
+    """Folded strings one of which every match of ``pattern`` starts with, or ``None``.
+
+    Zero-width assertions at the start (``\\b``, look-arounds) are skipped. A
+    match found by ``search`` then starts where ``fold(text)`` has one of these
+    strings, provided folding kept the text's length (every character folded to
+    one character), so positions agree. Never raises.
+    """
+    if flags & re.VERBOSE or _regex_only_syntax(pattern):
+        return None
+    try:
+        parsed = _parse(pattern, flags)
+        if parsed.state.flags & re.VERBOSE:
+            return None
+        lead = _lead_seq(list(parsed))
+    except (_Unsupported, re.error, RecursionError, OverflowError, ValueError, TypeError, AttributeError):
+        return None
+    if not lead or "" in lead:
+        return None
+    return frozenset(lead)

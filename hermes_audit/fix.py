@@ -1,0 +1,202 @@
+"""``scan --fix``: remove what can be removed without changing what a reader sees.
+
+What is removed (each decided by the same detectors that report it):
+
+* tag-character runs that hide text (``tag-character-smuggling``); emoji tag
+  sequences such as the flag of Scotland are kept;
+* variation-selector runs used as a byte channel (``variation-selector-smuggling``);
+* zero-width binary payloads (``zero-width-encoding``);
+* bidi embedding, override and isolate controls (``bidi-control``);
+* stray invisible characters (``invisible-character``): zero-width spaces,
+  joiners where no script needs them, word joiners, soft hyphens, a BOM after
+  the start of the file. Blank letters (U+3164 HANGUL FILLER and the like)
+  render as a space and are replaced by one;
+* with ``hermes_blocking=True`` (``--fix-hermes-blocking``) also the
+  legitimate invisible characters that the chosen Hermes version still blocks
+  a file for, such as the zero-width joiner inside an emoji sequence (the
+  emoji then shows as its parts) or the Persian zero-width non-joiner.
+
+Nothing else is touched: line endings, the leading byte-order mark and every
+other character stay byte-for-byte the same, and the file is written back as
+UTF-8 (the only encoding Hermes reads). Writes are atomic (a temporary file in
+the same directory, then ``os.replace``) and keep the file's permission bits.
+A file is re-read just before writing and left alone if it changed since it
+was scanned, if it is a symlink, or if it was not read completely.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional
+
+from hermes_audit.documents.document import Document
+from hermes_audit.documents.reader import ReadStatus, read_file
+from hermes_audit.engine import detectors as det
+from hermes_audit.engine import unicode_chars as uc
+
+
+class FixError(Exception):
+    """A fix could not be written; the message names the file and the reason (one line)."""
+
+
+@dataclass
+class Edit:
+    """Replace ``text[start:end]`` with ``replacement`` (usually ``""``); ``reason`` names the rule."""
+
+    start: int
+    end: int
+    replacement: str
+    reason: str
+
+
+@dataclass
+class FixPlan:
+    """The fix of one file: its text before and after, and the edits between them."""
+
+    path: str
+    abs_path: Optional[Path]
+    original: str
+    fixed: str
+    edits: list[Edit] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.fixed != self.original
+
+    @property
+    def removed_chars(self) -> int:
+        return sum(e.end - e.start for e in self.edits)
+
+
+def plan_edits(text: str, hermes_invisible: Optional[Iterable[str]] = None) -> list[Edit]:
+    """Edits that clean ``text`` (sorted, non-overlapping).
+
+    ``hermes_invisible`` is the invisible-character set of the Hermes version
+    whose blocking should be avoided; when given, legitimate invisible
+    characters in it are removed too.
+    """
+    edits: dict[int, Edit] = {}
+
+    def drop(s: int, e: int, reason: str) -> None:
+        for i in range(s, e):
+            if i not in edits:
+                ch = text[i]
+                rep = " " if ch in uc.BLANK_LETTERS else ""
+                edits[i] = Edit(i, i + 1, rep, reason)
+
+    for h in det.detect_tags(text, {}):
+        drop(h.start, h.end, "tag-character-smuggling")
+    for h in det.detect_variation_selectors(text, {}):
+        drop(h.start, h.end, "variation-selector-smuggling")
+    for h in det.detect_zero_width_encoding(text, {}):
+        drop(h.start, h.end, "zero-width-encoding")
+    for h in det.detect_bidi(text, {}):
+        drop(h.start, h.end, "bidi-control")
+    for h in det.detect_invisible(text, {"mode": "suspicious"}):
+        drop(h.start, h.end, "invisible-character")
+    if hermes_invisible:
+        blocked = set(hermes_invisible)
+        for h in det.detect_invisible(text, {"mode": "legitimate"}):
+            for i in range(h.start, h.end):
+                if text[i] in blocked and not (i == 0 and text[i] == "\ufeff"):
+                    drop(i, i + 1, "benign-invisible-character (Hermes blocks it)")
+    out: list[Edit] = []
+    for i in sorted(edits):
+        e = edits[i]
+        if out and out[-1].end == e.start and out[-1].reason == e.reason and not e.replacement and not out[-1].replacement:
+            out[-1].end = e.end
+        else:
+            out.append(Edit(e.start, e.end, e.replacement, e.reason))
+    return out
+
+
+def apply_edits(text: str, edits: list[Edit]) -> str:
+    """``text`` with ``edits`` (sorted, non-overlapping) applied."""
+    parts: list[str] = []
+    pos = 0
+    for e in edits:
+        parts.append(text[pos:e.start])
+        parts.append(e.replacement)
+        pos = e.end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def plan_for_document(doc: Document, hermes_invisible: Optional[Iterable[str]] = None) -> Optional[FixPlan]:
+    """The fix for ``doc``, or ``None`` when it needs none or cannot be fixed (not read completely)."""
+    if doc.read.status is not ReadStatus.OK or doc.text is None:
+        return None
+    edits = plan_edits(doc.text, hermes_invisible)
+    if not edits:
+        return None
+    return FixPlan(doc.path, doc.abs_path, doc.text, apply_edits(doc.text, edits), edits)
+
+
+def _visible(line: str) -> str:
+    """A diff line with invisible characters shown as ``<U+XXXX>`` so the change can be seen."""
+    out = []
+    for ch in line:
+        if ch in "\n\r":
+            out.append(ch)
+        elif (uc.is_invisible(ch) or uc.is_tag(ch) or uc.is_variation_selector(ch) or ch in uc.BIDI_MARKS
+              or ch in uc.BIDI_CONTROLS):
+            out.append(f"<U+{ord(ch):04X}>")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _diff_name(side: str, path: str) -> str:
+    return f"{side}{path}" if path.startswith("/") else f"{side}/{path}"
+
+
+def unified_diff(plan: FixPlan) -> str:
+    """A unified diff of the plan, invisible characters written as ``<U+XXXX>``."""
+    a = [_visible(x) for x in plan.original.splitlines(keepends=True)]
+    b = [_visible(x) for x in plan.fixed.splitlines(keepends=True)]
+    lines = list(difflib.unified_diff(a, b, fromfile=_diff_name("a", plan.path), tofile=_diff_name("b", plan.path)))
+    return "".join(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n" for ln in lines)
+
+
+def write_plan(plan: FixPlan, root: Optional[Path] = None) -> None:
+    """Write ``plan.fixed`` over the file, atomically. Raises :class:`FixError` (one line) and leaves
+    the file untouched when it is a symlink, changed since the scan, or cannot be written."""
+    if plan.abs_path is None:
+        raise FixError(f"{plan.path}: no file to write")
+    path = Path(plan.abs_path)
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        raise FixError(f"{plan.path}: cannot stat: {exc.strerror or exc}") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise FixError(f"{plan.path}: is a symlink; not fixed")
+    if not stat.S_ISREG(st.st_mode):
+        raise FixError(f"{plan.path}: not a regular file; not fixed")
+    again = read_file(path, root)
+    if again.status is not ReadStatus.OK or again.text != plan.original:
+        raise FixError(f"{plan.path}: changed since it was scanned; not fixed")
+    data = plan.fixed.encode("utf-8", "surrogatepass")
+    directory = path.parent
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".hermes-audit-fix-", dir=str(directory))
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        raise FixError(f"{plan.path}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass

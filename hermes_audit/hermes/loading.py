@@ -1,0 +1,210 @@
+"""Loading findings for ``hermes-audit scan``: what Hermes does with the files of the session directory.
+
+``scan`` looks at files one by one; this module adds what depends on the whole
+tree, from the loading simulation (:mod:`hermes_audit.hermes.context` for
+session start, :mod:`hermes_audit.hermes.hints` for subdirectory hints), as
+findings of the ``loading`` family (``rules/loading.yaml``): text past Hermes'
+65,536-character scan window that it would still inject, sections cut by the
+cap and the headings they lose, files shadowed or skipped that the user
+probably expects to load, empty or undecodable files, chain duplicates, hint
+files over the hint cap, and reads that hang Hermes.
+
+The session directory is the scanned repository's root (the git root of the
+first directory scanned, else that directory; for file arguments, the git root
+of the first file), or the ``--cwd`` given. The cap is Hermes' 20,000-character
+default unless a context length is given; text past the scan window is also
+checked at the 500,000-character ceiling a large model window reaches. Subdirectory
+hints are simulated in the worst case: every directory of the tree touched once.
+Only findings on files inside the scanned paths are reported.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence
+
+from hermes_audit.documents.document import Document
+from hermes_audit.findings import Finding
+from hermes_audit.hermes.profiles import VersionProfile
+from hermes_audit.hermes.threats import ThreatScanner
+
+#: The rule family of ``rules/loading.yaml``.
+LOADING_FAMILY = "loading"
+
+
+@dataclass
+class LoadingResult:
+    """Loading findings grouped by the document they point into, plus notes for the report."""
+
+    session_cwd: Optional[Path] = None
+    by_document: list[tuple[Document, list[Finding]]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _hermes_git_root(start: Path) -> Optional[Path]:
+    from hermes_audit.hermes.context import RealFS, find_git_root
+
+    root = find_git_root(RealFS(), os.path.realpath(start))
+    return Path(root) if root else None
+
+
+def session_directory(paths: Sequence[Path], cwd: Optional[Path] = None) -> Optional[Path]:
+    """The session directory a scan of ``paths`` simulates (see the module docstring).
+
+    Raises ``ValueError`` when an explicit ``cwd`` is not a directory.
+    """
+    if cwd is not None:
+        if not Path(cwd).is_dir():
+            raise ValueError(f"--cwd {cwd}: not a directory")
+        return Path(os.path.realpath(cwd))
+    if not paths:
+        paths = [Path(".")]
+    dirs = [Path(p) for p in paths if Path(p).is_dir() and not Path(p).is_symlink()]
+    if dirs:
+        d = Path(os.path.realpath(dirs[0]))
+        return _hermes_git_root(d) or d
+    first = Path(os.path.realpath(Path(paths[0]).absolute().parent))
+    return _hermes_git_root(first) or first
+
+
+def _targets(paths: Sequence[Path]) -> tuple[list[str], set[str]]:
+    dirs: list[str] = []
+    files: set[str] = set()
+    for p in paths or [Path(".")]:
+        p = Path(p)
+        if p.is_dir() and not p.is_symlink():
+            dirs.append(os.path.realpath(p))
+        else:
+            files.add(os.path.realpath(p.absolute().parent / p.name))
+            files.add(os.path.abspath(p))
+    return dirs, files
+
+
+def _inside(path: str, dirs: list[str], files: set[str]) -> bool:
+    if path in files or os.path.realpath(path) in files:
+        return True
+    return any(path == d or path.startswith(d.rstrip("/") + "/") for d in dirs)
+
+
+def loading_findings(
+    paths: Sequence[Path],
+    catalog,
+    rules: Sequence,
+    profile: VersionProfile,
+    scanner: ThreatScanner,
+    *,
+    base: Optional[Path] = None,
+    cwd: Optional[Path] = None,
+    context_length: Optional[int] = None,
+    max_bytes: Optional[int] = None,
+    hints: bool = True,
+) -> LoadingResult:
+    """Simulate the session for a scan of ``paths`` and return its loading findings.
+
+    ``rules`` are the selected rules (loading rules outside them are dropped;
+    the audit rules among them are run over text Hermes injects unscanned).
+    ``base`` is what finding paths are relative to (default: the current
+    directory). Problems with the tree become findings or notes, never
+    exceptions; a ``cwd`` that is not a directory raises ``ValueError``.
+    """
+    from hermes_audit.engine.engine import Engine
+    from hermes_audit.hermes.context import (
+        CEILING_CAP,
+        RealFS,
+        issues_to_findings,
+        loading_issues,
+        simulate_context,
+    )
+    from hermes_audit.hermes.truncation import MISSING, resolve_cap
+
+    out = LoadingResult()
+    session = session_directory(paths, cwd)
+    out.session_cwd = session
+    if session is None:
+        return out
+    selected = {r.code for r in rules if r.family == LOADING_FAMILY}
+    if not selected:
+        return out
+    base_dir = os.path.realpath(base or Path.cwd())
+    fs = RealFS(max_bytes) if max_bytes else RealFS()
+    audit = Engine([r for r in rules if r.family != LOADING_FAMILY and not r.is_parity])
+    cap = resolve_cap(MISSING, context_length)
+    report = simulate_context(session, profile, scanner, cap, fs=fs)
+    ceiling = simulate_context(session, profile, scanner, resolve_cap(CEILING_CAP), fs=fs)
+    issues = loading_issues(report, ceiling, scanner, audit)
+    out.notes.extend(f"loading: {n}" for n in report.notes)
+    dirs, files = _targets(paths)
+    if hints:
+        from hermes_audit.hermes.hints import hint_issues, simulate_hints
+
+        # file arguments only (pre-commit): just their directories, not a walk of the whole repository
+        only = None if dirs else [os.path.dirname(f) for f in files if os.path.isabs(f)]
+        hr = simulate_hints(session, [], profile, scanner, fs=fs, all_dirs=True, directories=only)
+        issues.extend(hint_issues(hr, scanner, audit))
+        out.notes.extend(f"hints: {n}" for n in hr.notes)
+    kept = [it for it in issues if _inside(it.entry.path, dirs, files)]
+
+    def display(entry) -> str:
+        rel = os.path.relpath(entry.path, base_dir)
+        return entry.path if rel.startswith("..") else Path(rel).as_posix()
+
+    grouped: dict[int, tuple[Document, list[Finding]]] = {}
+    for it in kept:
+        made = issues_to_findings([it], catalog, display, selected)
+        if not made:
+            continue
+        where = display(it.entry)
+        doc = it.entry.document
+        doc.path = where  # the document may have been created earlier with a session-relative path
+        for f in made:
+            f.path = where
+        grouped.setdefault(id(doc), (doc, []))[1].extend(made)
+    out.by_document = list(grouped.values())
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# The `loading-model` detector: loading rules on scenario documents (rule examples, tests)
+
+#: Scenario results kept (each loading rule of a scenario needs the same simulation).
+_SCENARIO_CACHE_SIZE = 32
+
+
+def _scenario_results(text: str):
+    from functools import lru_cache
+
+    global _cached_scenario
+    try:
+        return _cached_scenario(text)
+    except NameError:
+        from hermes_audit.hermes.context import scenario_issues
+
+        _cached_scenario = lru_cache(maxsize=_SCENARIO_CACHE_SIZE)(lambda t: tuple(scenario_issues(t)))
+        return _cached_scenario(text)
+
+
+def detect_loading(text: str, params: dict):
+    """Detector ``loading-model``: findings of rule ``params["rule"]`` for a scenario document.
+
+    A scenario is a text whose first line starts with ``#hermes-audit-scenario``
+    (:func:`hermes_audit.hermes.context.parse_scenario`): it describes a small
+    tree that is simulated in memory (nothing is read from or written to disk).
+    Every other document yields nothing: in real scans loading findings come
+    from :func:`loading_findings`. A hit spans the ``=== PATH`` line of the file
+    the finding is about.
+    """
+    from hermes_audit.engine.detectors import DetectorHit
+    from hermes_audit.hermes.context import SCENARIO_MAGIC
+
+    if not text.startswith(SCENARIO_MAGIC):
+        return
+    try:
+        results = _scenario_results(text)
+    except (ValueError, KeyError, OSError, RecursionError):
+        return
+    want = params.get("rule")
+    for issue, (start, end) in results:
+        if issue.rule == want:
+            yield DetectorHit(start, max(end, start + 1), {"message": issue.message}, severity=issue.severity)

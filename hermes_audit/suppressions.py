@@ -1,0 +1,382 @@
+"""Inline suppressions: ``<!-- hermes-audit: allow HA101 -- reason -->``.
+
+A suppression is an HTML comment, so it stays invisible in rendered Markdown
+and is legal in every file Hermes reads. Its grammar::
+
+    <!-- hermes-audit: allow SELECTORS -- REASON -->        this line, or the next one
+    <!-- hermes-audit: allow-file SELECTORS -- REASON -->   the whole file
+
+``SELECTORS`` are rule codes (``HA101``) or rule names (``instruction-override``),
+separated by commas or spaces; there is no "all rules" form. ``REASON`` is
+required free text. Keywords are case-insensitive.
+
+Scope of ``allow``: when the comment shares its line with other text, findings
+that start on that line; when it stands alone on its line, findings that start
+on the next line that is neither blank nor another hermes-audit comment (so
+several suppressions can be stacked above one line).
+
+Why this form: Hermes blocks a whole context file when any HTML comment in it
+contains ``ignore``, ``override``, ``system``, ``secret`` or ``hidden``
+(pattern ``html_comment_injection`` of ``tools/threat_patterns.py``; in
+hermes-agent 0.19.0 as a plain substring, so "ignored", "systematic" or
+"secretary" count too; the newest Hermes requires whole words). ``allow`` and
+``allow-file`` avoid those words; a reason must avoid them as well, and rule
+HA901 reports a hermes-audit comment that would trip Hermes.
+
+Findings these comments can produce (rules in ``rules/suppressions.yaml``):
+
+* HA901 ``suppression-trips-hermes``: the comment itself makes Hermes block the file;
+* HA902 ``unused-suppression``: a named rule reported nothing where the comment applies;
+* HA903 ``invalid-suppression``: a hermes-audit comment that is not a valid suppression
+  (no reason, no rule, an unknown rule, or a rule that cannot be suppressed inline).
+
+Findings of the ``hermes-parity`` family (what Hermes itself does) and of the
+``suppression`` family cannot be suppressed inline: a comment cannot change what
+Hermes does with the file. A baseline can accept them (see :mod:`hermes_audit.baseline`).
+
+Trust model: the scanned repository writes these comments, so a hostile
+repository can suppress its own findings. ``--no-suppressions`` (the auditor's
+mode) ignores them all; suppressed findings are always listed, with their
+reason, in the text and JSON reports.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Iterator, Optional, Sequence
+
+#: Family of the rules in ``rules/suppressions.yaml``.
+FAMILY = "suppression"
+#: Rule codes of the suppression family.
+TRIPS_HERMES = "HA901"
+UNUSED = "HA902"
+INVALID = "HA903"
+#: Families whose findings a comment cannot suppress.
+NOT_SUPPRESSIBLE_FAMILIES = frozenset({"hermes-parity", FAMILY})
+#: Longest HTML comment examined as a suppression candidate (characters).
+MAX_COMMENT_CHARS = 2000
+#: The words Hermes' ``html_comment_injection`` pattern looks for in an HTML comment.
+HERMES_TRIGGER_WORDS = ("ignore", "override", "system", "secret", "hidden")
+
+# Any HTML comment whose text starts with "hermes-audit" (a candidate suppression).
+_CANDIDATE = re.compile(r"<!--[ \t]*hermes[-_ ]?audit\b(?:(?!-->)[^\n]){0,%d}?-->" % MAX_COMMENT_CHARS, re.IGNORECASE)
+_GRAMMAR = re.compile(
+    r"<!--[ \t]*hermes-audit[ \t]*:[ \t]*(?P<kw>allow-file|allow)\b(?P<sel>.*?)"
+    r"(?:[ \t]--[ \t]*(?P<reason>.*?))?[ \t]*-->\Z",
+    re.IGNORECASE | re.DOTALL,
+)
+_CODE = re.compile(r"^H[A-Z][0-9]{3}$", re.IGNORECASE)
+_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+@dataclass
+class Suppression:
+    """One hermes-audit comment of a document.
+
+    ``start``/``end`` are character offsets of the comment in the document
+    text; ``line`` its 1-based line. ``selectors`` are as written (codes upper-cased).
+    ``target_line`` is the line an ``allow`` applies to (``None`` for ``allow-file``).
+    ``error`` says why the comment is not a valid suppression (``None`` when it is).
+    ``used`` collects the selectors that suppressed at least one finding.
+    """
+
+    start: int
+    end: int
+    line: int
+    text: str
+    file_wide: bool = False
+    selectors: list[str] = field(default_factory=list)
+    reason: str = ""
+    target_line: Optional[int] = None
+    error: Optional[str] = None
+    used: set[str] = field(default_factory=set)
+
+    @property
+    def valid(self) -> bool:
+        return self.error is None
+
+    def applies_to_line(self, line: int) -> bool:
+        return self.valid and (self.file_wide or line == self.target_line)
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    i = text.find("\n")
+    while i != -1:
+        starts.append(i + 1)
+        i = text.find("\n", i + 1)
+    return starts
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    import bisect
+
+    return bisect.bisect_right(starts, offset) - 1  # 0-based
+
+
+def parse_comment(comment: str) -> tuple[bool, list[str], str, Optional[str]]:
+    """Parse one candidate comment: ``(file_wide, selectors, reason, error)``.
+
+    ``error`` is ``None`` for a well-formed suppression, else a one-line reason
+    why it is not one (this check does not know the catalog; unknown rules are
+    found by :func:`apply_suppressions`).
+    """
+    m = _GRAMMAR.match(comment)
+    if not m:
+        return False, [], "", (
+            "unknown form: write <!-- hermes-audit: allow HA101 -- reason --> "
+            "(or allow-file for the whole file)"
+        )
+    file_wide = m.group("kw").lower() == "allow-file"
+    raw = [s for s in re.split(r"[\s,]+", m.group("sel") or "") if s]
+    reason = (m.group("reason") or "").strip()
+    sels: list[str] = []
+    for s in raw:
+        if _CODE.match(s):
+            sels.append(s.upper())
+        elif _NAME.match(s.lower()):
+            sels.append(s.lower())
+        else:
+            return file_wide, sels, reason, f"{s!r} is not a rule code or name"
+    if not sels:
+        return file_wide, sels, reason, "names no rule: list the rule codes to allow (there is no all-rules form)"
+    if not reason:
+        return file_wide, sels, reason, "gives no reason: add ' -- why this is acceptable' before -->"
+    return file_wide, sels, reason, None
+
+
+_FENCE_LINE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.M)
+_CODE_SPAN = re.compile(r"(`+)(?!`)[^\n]+?(?<!`)\1(?!`)")
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` spans of fenced code blocks and inline code spans (Markdown)."""
+    spans: list[tuple[int, int]] = []
+    fence: Optional[str] = None
+    fence_start = 0
+    for m in _FENCE_LINE.finditer(text):
+        marker = m.group(1)
+        if fence is None:
+            fence, fence_start = marker, m.start()
+        elif marker[0] == fence[0] and len(marker) >= len(fence):
+            spans.append((fence_start, m.end()))
+            fence = None
+    if fence is not None:
+        spans.append((fence_start, len(text)))
+    spans.extend((m.start(), m.end()) for m in _CODE_SPAN.finditer(text))
+    return spans
+
+
+def find_suppressions(text: str) -> list[Suppression]:
+    """Every hermes-audit comment of ``text``, parsed, with the line each ``allow`` applies to.
+
+    Comments inside Markdown code (fenced blocks, inline code spans) are
+    documentation about suppressions, not suppressions, and are left out.
+    """
+    if "audit" not in text.lower():  # cheap exit for the common case
+        return []
+    starts = _line_starts(text)
+    out: list[Suppression] = []
+    code = None
+    for m in _CANDIDATE.finditer(text):
+        if "`" in text or "~~~" in text:
+            if code is None:
+                code = code_spans(text)
+            if any(a <= m.start() and m.end() <= b for a, b in code):
+                continue
+        comment = m.group(0)
+        file_wide, sels, reason, err = parse_comment(comment)
+        ln = _line_of(starts, m.start())
+        out.append(Suppression(m.start(), m.end(), ln + 1, comment, file_wide, sels, reason, None, err))
+    if not out:
+        return out
+    comment_lines = _comment_only_lines(text, starts, out)
+    for s in out:
+        if s.file_wide or not s.valid:
+            continue
+        ln = s.line - 1
+        if ln not in comment_lines:
+            s.target_line = s.line  # trailing comment: this line
+            continue
+        nxt = _line_of(starts, s.end - 1) + 1
+        while nxt < len(starts):
+            lo = starts[nxt]
+            hi = starts[nxt + 1] - 1 if nxt + 1 < len(starts) else len(text)
+            if text[lo:hi].strip() and nxt not in comment_lines:
+                break
+            nxt += 1
+        s.target_line = nxt + 1 if nxt < len(starts) else None
+    return out
+
+
+def _comment_only_lines(text: str, starts: list[int], sups: list[Suppression]) -> set[int]:
+    """0-based lines whose only content is hermes-audit comments."""
+    by_line: dict[int, list[Suppression]] = {}
+    for s in sups:
+        by_line.setdefault(_line_of(starts, s.start), []).append(s)
+    out: set[int] = set()
+    for ln, items in by_line.items():
+        lo = starts[ln]
+        hi = starts[ln + 1] - 1 if ln + 1 < len(starts) else len(text)
+        line = text[lo:hi]
+        for s in sorted(items, key=lambda x: -x.start):
+            a, b = s.start - lo, min(s.end - lo, len(line))
+            line = line[:a] + line[b:]
+        if not line.strip():
+            out.add(ln)
+    return out
+
+
+def trips_hermes(comment: str, parity) -> list[str]:
+    """Hermes version profiles whose ``html_comment_injection`` pattern matches ``comment``.
+
+    ``parity`` is the :class:`~hermes_audit.engine.catalog.ParityCatalog`; the
+    comment is NFKC-normalised first, as ``scan_for_threats`` does (hermes-agent
+    0.19.0 ``tools/threat_patterns.py``). Returns profile names, e.g. ``["0.19", "latest"]``.
+    """
+    rule = parity.by_hermes_id("html_comment_injection")
+    if rule is None:
+        return []
+    norm = unicodedata.normalize("NFKC", comment)
+    return sorted(v for v, pat in rule.version_compiled.items() if pat.search(norm))
+
+
+# --- the built-in detector named by rules/suppressions.yaml -------------------------------------
+
+
+def detect(text: str, params: dict) -> Iterator:
+    """Detector ``suppression-comments`` (see ``rules/suppressions.yaml``).
+
+    ``params.report``: ``unused`` yields every valid suppression (on its own, a
+    document has no other findings, so every suppression is unused; the scan
+    pipeline drops the ones that suppressed something, see
+    :func:`apply_suppressions`); ``invalid`` yields comments that are not valid
+    suppressions, with ``fields.problem`` saying why.
+    """
+    from hermes_audit.engine.detectors import DetectorHit
+
+    mode = params.get("report", "unused")
+    for s in find_suppressions(text):
+        if mode == "invalid" and not s.valid:
+            yield DetectorHit(s.start, s.end, {"problem": s.error, "selectors": ", ".join(s.selectors)})
+        elif mode == "unused" and s.valid:
+            yield DetectorHit(s.start, s.end, {"problem": "", "selectors": ", ".join(s.selectors)})
+
+
+# --- applying suppressions to one document's findings ------------------------------------------
+
+
+@dataclass
+class SuppressionOutcome:
+    """What :func:`apply_suppressions` did: how many findings it suppressed, and the comments."""
+
+    suppressed: int = 0
+    suppressions: list[Suppression] = field(default_factory=list)
+
+
+def _selector_matches(sel: str, finding) -> bool:
+    return sel == finding.rule_id.upper() or sel == finding.rule_name
+
+
+def apply_suppressions(
+    doc,
+    findings: list,
+    rules_by_key: dict,
+    rules_run: set[str],
+    parity,
+    honour: bool = True,
+) -> SuppressionOutcome:
+    """Apply the hermes-audit comments of ``doc`` to its ``findings`` (in place).
+
+    * a finding covered by a valid suppression gets ``suppressed`` set to the
+      comment's reason (prefixed ``inline:``), unless its family cannot be
+      suppressed inline;
+    * HA902 (unused) findings from the engine are kept only for suppressions
+      with a selector that suppressed nothing although its rule ran on this
+      document, and their message names those selectors;
+    * HA903 findings are added for selectors that name no rule or a rule that
+      cannot be suppressed inline; HA901 findings are kept only when Hermes'
+      own pattern (either profile) matches the comment, and say which versions.
+
+    ``rules_by_key`` maps codes and names to catalog rules; ``rules_run`` holds
+    the codes of the rules run on this document. With ``honour=False`` (the
+    auditor's mode, ``--no-suppressions``) nothing is suppressed and no HA902
+    finding is kept. Returns a :class:`SuppressionOutcome`.
+    """
+    from hermes_audit.engine.engine import make_finding
+
+    out = SuppressionOutcome()
+    text = doc.text or ""
+    sups = find_suppressions(text)
+    out.suppressions = sups
+    by_span = {(s.start, s.end): s for s in sups}
+    extra: list = []
+    invalid_rule = rules_by_key.get(INVALID)
+    for s in sups:
+        if not s.valid:
+            continue
+        bad = []
+        for sel in s.selectors:
+            r = rules_by_key.get(sel)
+            if r is None:
+                bad.append(f"{sel} names no rule")
+            elif r.family in NOT_SUPPRESSIBLE_FAMILIES:
+                bad.append(f"{sel} ({r.family}) cannot be suppressed inline")
+        if bad and invalid_rule is not None and INVALID in rules_run:
+            msg = "suppression comment problem: " + "; ".join(bad)
+            extra.append(make_finding(doc, invalid_rule, s.start, s.end, msg))
+    if honour:
+        for f in findings:
+            if f.family in NOT_SUPPRESSIBLE_FAMILIES:
+                continue
+            for s in sups:
+                if not s.applies_to_line(f.start.line):
+                    continue
+                hit = [sel for sel in s.selectors if _selector_matches(sel, f)]
+                if hit:
+                    s.used.update(hit)
+                    if f.suppressed is None:
+                        f.suppressed = f"inline: {s.reason}"
+                        out.suppressed += 1
+    kept: list = []
+    for f in findings:
+        if f.rule_id == UNUSED:
+            s = by_span.get((f.span.start, f.span.end))
+            if not honour or s is None:
+                continue
+            unused = []
+            for sel in s.selectors:
+                r = rules_by_key.get(sel)
+                if r is None or r.family in NOT_SUPPRESSIBLE_FAMILIES or r.code not in rules_run:
+                    continue  # reported by HA903, or the rule did not run: cannot judge
+                if sel not in s.used:
+                    unused.append(sel)
+            if not unused:
+                continue
+            scope = "in this file" if s.file_wide else f"on line {s.target_line}" if s.target_line else "(no line follows it)"
+            f.message = f"unused suppression: {', '.join(unused)} reported nothing {scope}; remove {'it' if len(unused) == 1 else 'them'} from the comment"
+        elif f.rule_id == TRIPS_HERMES:
+            versions = trips_hermes(text[f.span.start:f.span.end], parity)
+            if not versions:
+                continue
+            names = " and ".join(f"Hermes {v}" for v in versions)
+            f.message = (
+                f"this hermes-audit comment makes {names} block the whole file (html_comment_injection: an HTML "
+                f"comment with {'/'.join(HERMES_TRIGGER_WORDS)}); write <!-- hermes-audit: allow CODE -- reason --> "
+                "and keep those words out of it"
+            )
+        kept.append(f)
+    kept.extend(extra)
+    findings[:] = kept
+    return out
+
+
+def rules_index(rules: Sequence) -> dict:
+    """Catalog rules keyed by upper-case code and by name."""
+    idx: dict = {}
+    for r in rules:
+        idx[r.code.upper()] = r
+        idx[r.name] = r
+    return idx
