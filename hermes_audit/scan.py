@@ -21,7 +21,7 @@ from hermes_audit.engine.engine import Engine, EngineError, make_finding
 from hermes_audit.findings import Finding, Severity, assign_fingerprints
 from hermes_audit.hermes.profiles import VersionProfile, get_profile
 from hermes_audit.hermes.threats import scanner_for
-from hermes_audit.hermes.verdict import BLOCKED, WARNED, HermesVerdict, verdict_for
+from hermes_audit.hermes.verdict import BLOCKED, WARNED, HermesVerdict, manifest_state_from_text, verdict_for
 from hermes_audit.suppressions import apply_suppressions, rules_index
 
 
@@ -213,18 +213,7 @@ def soul_manifest_state(doc: Document) -> Optional[dict]:
     res = read_file(mf, doc.abs_path.parent.resolve(), max_bytes=1024 * 1024)
     if res.status is not ReadStatus.OK or res.text is None:
         return {"error": res.detail or "unreadable"}
-    try:
-        import yaml
-
-        data = yaml.safe_load(res.text)
-    except Exception as exc:  # any YAML problem fails closed, as Hermes does
-        return {"error": f"invalid YAML: {type(exc).__name__}"}
-    if not isinstance(data, dict):
-        return {"error": "not a mapping"}
-    owned = data.get("distribution_owned") or []
-    if not isinstance(owned, list):
-        return {"error": "distribution_owned must be a list"}
-    return {"distribution_owned": [str(p).strip().strip("/") for p in owned if str(p).strip()]}
+    return manifest_state_from_text(res.text)
 
 
 def parity_findings(doc: Document, verdict: HermesVerdict, profile: VersionProfile) -> list[Finding]:

@@ -91,7 +91,7 @@ def test_corpus_file_verdicts_match_marker(oracle, catalog, corpus):
             continue
         # Hermes' _scan_context_content gets the read_text (universal newlines), stripped,
         # front-matter-stripped text, BOM included
-        from hermes_audit.hermes.memory import NewlineMap
+        from hermes_audit.hermes.newlines import NewlineMap
 
         stripped = NewlineMap(doc.text).text.strip()
         if kind is DocumentKind.HERMES_MD:

@@ -58,6 +58,7 @@ _STEP1_TRIGGER = regex.compile(
     r"\u0300-\u036f\u0591-\u05c7\u0640\u064b-\u065f\u0670\u06d6-\u06ed]"
 )
 _NON_ASCII = regex.compile(r"[^\x00-\x7f]")
+_BLANK_LETTER = regex.compile("[" + "".join(sorted(uc.BLANK_LETTERS)) + "]")
 _WORD = regex.compile(r"[\p{L}\p{M}\p{Nd}]+")
 _LETTER_SPACED = regex.compile(r"(?<![\p{L}\p{Nd}])\p{L}(?P<sep>[ .\-_*\u00b7\u2022|/+~])\p{L}(?:(?P=sep)\p{L}){1,200}(?![\p{L}\p{Nd}])")
 
@@ -84,7 +85,7 @@ def _blank_to_space(ch: str) -> Optional[str]:
 
 def strip_invisible(text: str) -> MappedText:
     """Step 1 alone: invisible and decorating characters removed, blank letters turned into spaces."""
-    if not _STEP1_TRIGGER.search(text) and not any(c in uc.BLANK_LETTERS for c in text):
+    if not _STEP1_TRIGGER.search(text) and not _BLANK_LETTER.search(text):
         return MappedText(text, text)
     return filter_map(text, lambda c: not dropped(c), _blank_to_space)
 
@@ -183,15 +184,7 @@ def fold_confusables(text: str) -> MappedText:
                 replace_at[m.start() + i] = p
     if not replace_at:
         return MappedText(text, text)
-    out: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    for i, ch in enumerate(text):
-        rep = replace_at.get(i, ch)
-        out.append(rep)
-        starts.extend([i] * len(rep))
-        ends.extend([i + 1] * len(rep))
-    return MappedText(text, "".join(out), starts, ends)
+    return MappedText.from_edits(text, sorted(replace_at.items()))
 
 
 def join_letter_spacing(text: str) -> MappedText:
@@ -204,16 +197,7 @@ def join_letter_spacing(text: str) -> MappedText:
                 drop.add(i)
     if not drop:
         return MappedText(text, text)
-    out: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    for i, ch in enumerate(text):
-        if i in drop:
-            continue
-        out.append(ch)
-        starts.append(i)
-        ends.append(i + 1)
-    return MappedText(text, "".join(out), starts, ends)
+    return MappedText.from_edits(text, ((i, "") for i in sorted(drop)))
 
 
 def deobfuscate(text: str) -> MappedText:

@@ -9,6 +9,7 @@ Detectors take the rule's ``params`` mapping and ignore keys they do not know.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
@@ -33,17 +34,34 @@ class DetectorHit:
     describable: bool = False
 
 
+#: One-entry cache: the last text whose distinct characters were computed, and that set.
+_DISTINCT: tuple = ("", frozenset())
+
+
+def distinct_chars(text: str) -> frozenset:
+    """The set of characters of ``text`` (cached for the last text: the detectors share it)."""
+    global _DISTINCT
+    cached = _DISTINCT
+    if cached[0] is text:
+        return cached[1]
+    chars = frozenset(text)
+    _DISTINCT = (text, chars)
+    return chars
+
+
 def _runs(text: str, pred: Callable[[str], bool]) -> Iterator[tuple[int, int]]:
-    i, n = 0, len(text)
-    while i < n:
-        if pred(text[i]):
-            j = i + 1
-            while j < n and pred(text[j]):
-                j += 1
-            yield i, j
-            i = j
-        else:
-            i += 1
+    """Maximal runs ``[i, j)`` of characters satisfying ``pred``, left to right.
+
+    ``pred`` must depend on the character only. It is asked once per distinct
+    character of ``text``; the runs are then found by one character-set search
+    (issue 8: no per-character Python loop).
+    """
+    chars = [c for c in distinct_chars(text) if pred(c)]
+    if not chars:
+        return
+    pat = re.compile("[" + "".join(re.escape(c) for c in sorted(chars)) + "]+")
+    for m in pat.finditer(text):
+        yield m.start(), m.end()
 
 
 def _neighbour(text: str, i: int, step: int) -> str:
@@ -199,6 +217,8 @@ def detect_zero_width_encoding(text: str, params: dict) -> Iterator[DetectorHit]
 
 def detect_bidi(text: str, params: dict) -> Iterator[DetectorHit]:
     """Explicit bidi embedding, override and isolate controls; unbalanced ones per line are flagged."""
+    if uc.BIDI_CONTROLS.isdisjoint(distinct_chars(text)):
+        return  # nothing to report (issue 8: skip the per-line walk)
     line_start = 0
     for line in text.split("\n"):
         stack: list[str] = []

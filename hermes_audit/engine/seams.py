@@ -120,30 +120,12 @@ class Assembly:
         return "".join(out), index
 
 
-def _universal_newlines(text: str, offset: int) -> tuple[str, list[int]]:
-    """``text`` as Python's text mode reads it (``\r\n`` and ``\r`` become ``\n``), with each
-    character's offset (``offset`` + index in ``text``)."""
-    out: list[str] = []
-    where: list[int] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\r":
-            out.append("\n")
-            where.append(offset + i)
-            i += 2 if i + 1 < n and text[i + 1] == "\n" else 1
-            continue
-        out.append(ch)
-        where.append(offset + i)
-        i += 1
-    return "".join(out), where
-
-
 def _content(doc: Document, verdict, label: str, profile) -> Optional[tuple[str, Optional[list[int]]]]:
     """What Hermes renders for ``doc`` under ``label``: ``(text, offsets in doc.text)``, or ``None`` when empty.
 
     Hermes reads context files with ``Path.read_text`` (text mode), so line
-    endings arrive as ``\n``; the offsets map each character back.
+    endings arrive as ``\n`` (:func:`hermes_audit.hermes.verdict.context_scan_unit`
+    models it); the offsets map each character back to the file's text.
     """
     from hermes_audit.hermes.verdict import BLOCKED, blocked_marker, context_scan_unit
 
@@ -154,7 +136,9 @@ def _content(doc: Document, verdict, label: str, profile) -> Optional[tuple[str,
         return None
     if verdict is not None and verdict.status == BLOCKED:
         return blocked_marker(label, list(verdict.pattern_ids)), None
-    return _universal_newlines(unit.text, unit.offset)
+    # unit.text is already newline-translated; unit.to_raw maps its offsets back to the file's text
+    to_raw = getattr(unit, "to_raw", None) or (lambda o: o)
+    return unit.text, [to_raw(unit.offset + i) for i in range(len(unit.text))]
 
 
 def _build(kind: str, cwd: str, parts: list[tuple[Document, str, str, Optional[list[int]]]], trailer: str,

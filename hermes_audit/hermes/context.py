@@ -72,7 +72,8 @@ from hermes_audit.hermes.truncation import (
     strip_text,
     truncate_content,
 )
-from hermes_audit.hermes.verdict import blocked_marker
+from hermes_audit.hermes.newlines import NewlineMap
+from hermes_audit.hermes.verdict import blocked_marker, manifest_state_from_text
 
 #: First line of the ``# Project Context`` block (``build_context_files_prompt``).
 PROJECT_CONTEXT_HEADER = (
@@ -391,30 +392,9 @@ class HermesText:
 
 
 def _universal_newlines(s: str) -> tuple[str, list[int]]:
-    if "\r" not in s:
-        return s, []
-    out: list[str] = []
-    removed: list[int] = []
-    i = 0
-    n = len(s)
-    length = 0
-    while i < n:
-        j = s.find("\r", i)
-        if j == -1:
-            out.append(s[i:])
-            break
-        out.append(s[i:j])
-        length += j - i
-        if j + 1 < n and s[j + 1] == "\n":
-            removed.append(length)  # the "\n" lands at this translated index
-            out.append("\n")
-            length += 1
-            i = j + 2
-        else:
-            out.append("\n")
-            length += 1
-            i = j + 1
-    return "".join(out), removed
+    """Translated text and the translated offsets of ``\\n`` characters that were ``\\r\\n``."""
+    nm = NewlineMap(s)
+    return nm.text, list(nm.crlf_positions)
 
 
 def hermes_text(read: ReadResult, encoding: str) -> Optional[HermesText]:
@@ -1357,18 +1337,7 @@ def _read_manifest(fs, home: str) -> Optional[dict]:
     res = fs.read(path, None)
     if res.status is not ReadStatus.OK or res.text is None:
         return {"error": res.detail or "unreadable"}
-    try:
-        import yaml
-
-        data = yaml.safe_load(res.text)
-    except Exception as exc:
-        return {"error": f"invalid YAML: {type(exc).__name__}"}
-    if not isinstance(data, dict):
-        return {"error": "not a mapping"}
-    owned = data.get("distribution_owned") or []
-    if not isinstance(owned, list):
-        return {"error": "distribution_owned must be a list"}
-    return {"distribution_owned": [str(p).strip().strip("/") for p in owned if str(p).strip()]}
+    return manifest_state_from_text(res.text)
 
 
 def iter_project_entries(report: ContextReport) -> Iterator[FileEntry]:

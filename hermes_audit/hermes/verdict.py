@@ -140,7 +140,7 @@ def context_scan_unit(text: str, kind: DocumentKind, label: str, profile: Versio
     ``text`` is the decoded file (BOM kept); newlines are translated as
     ``Path.read_text`` does before anything else (0.19.0 ``agent/prompt_builder.py``).
     """
-    from hermes_audit.hermes.memory import NewlineMap
+    from hermes_audit.hermes.newlines import NewlineMap
 
     nm = NewlineMap(text)
     to_raw = nm.to_raw if nm.translated else None
@@ -188,6 +188,28 @@ def _locate(scanner: ThreatScanner, unit: ScanUnit, scope: str) -> list[LocatedH
             s, e = unit.to_raw(s), unit.to_raw(max(e - 1, s)) + 1
         out.append(LocatedHit(h, s, e, unit.label))
     return out
+
+
+def manifest_state_from_text(text: str) -> dict:
+    """What a ``distribution.yaml`` next to SOUL.md says about ownership, for :func:`soul_is_user_authored`.
+
+    Parsed with ``yaml.safe_load``; any problem gives ``{"error": ...}`` (Hermes fails
+    closed: the SOUL.md is then treated as distribution-owned). Otherwise
+    ``{"distribution_owned": [...]}`` normalised as ``DistributionManifest.from_dict`` does
+    (entries stripped, surrounding ``/`` removed, blanks dropped).
+    """
+    try:
+        import yaml
+
+        data = yaml.safe_load(text)
+    except Exception as exc:  # any YAML problem fails closed, as Hermes does
+        return {"error": f"invalid YAML: {type(exc).__name__}"}
+    if not isinstance(data, dict):
+        return {"error": "not a mapping"}
+    owned = data.get("distribution_owned") or []
+    if not isinstance(owned, list):
+        return {"error": "distribution_owned must be a list"}
+    return {"distribution_owned": [str(p).strip().strip("/") for p in owned if str(p).strip()]}
 
 
 def soul_is_user_authored(manifest_state: Optional[dict]) -> bool:
