@@ -40,6 +40,8 @@ WORDS = (
     "branches too"
 ).split()
 
+WORDS_LIST = list(WORDS)
+
 #: Headings and code snippets for Markdown structure.
 HEADINGS = ("Overview", "Setup", "Build", "Testing", "Code style", "Architecture", "Deployment", "Security",
             "Conventions", "Troubleshooting", "Agent guidance", "Release process", "Data model", "Performance")
@@ -106,15 +108,35 @@ NAMES = ("AGENTS.md", "AGENTS.md", "AGENTS.md", "CLAUDE.md", "CLAUDE.md", ".curs
          ".cursor/rules/style.mdc")
 
 
-def _sentence(rng: random.Random) -> str:
+_SYLLABLES = ("ka", "ro", "mi", "ten", "lo", "sar", "vi", "dex", "pra", "nu", "mol", "ter", "qua", "zen", "fi",
+              "bel", "cor", "dun", "gra", "hex", "jun", "lin", "mor", "nex", "pol", "rin", "sto", "tal", "ul", "vor")
+
+
+def _rare_word(rng: random.Random) -> str:
+    """A project-specific word: a made-up name, an identifier, a path or a version."""
+    stem = "".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4)))
+    r = rng.random()
+    if r < 0.55:
+        return stem
+    if r < 0.70:
+        return f"`{stem}_{rng.choice(WORDS)}`"
+    if r < 0.80:
+        return f"`{stem.capitalize()}{rng.choice(WORDS).capitalize()}`"
+    if r < 0.90:
+        return f"`src/{stem}/{rng.choice(WORDS)}.{rng.choice(('py', 'ts', 'go', 'rs'))}`"
+    return f"v{rng.randint(0, 9)}.{rng.randint(0, 30)}.{rng.randint(0, 99)}"
+
+
+def _sentence(rng: random.Random, vocab: list[str]) -> str:
+    """Common words (70 %) mixed with the file's own vocabulary (30 %)."""
     n = rng.randint(6, 22)
-    words = [rng.choice(WORDS) for _ in range(n)]
+    words = [rng.choice(WORDS) if rng.random() < 0.7 else rng.choice(vocab) for _ in range(n)]
     words[0] = words[0].capitalize()
     return " ".join(words) + rng.choice((".", ".", ".", ":", "!"))
 
 
-def _paragraph(rng: random.Random) -> str:
-    return " ".join(_sentence(rng) for _ in range(rng.randint(2, 6)))
+def _paragraph(rng: random.Random, vocab: list[str]) -> str:
+    return " ".join(_sentence(rng, vocab) for _ in range(rng.randint(2, 6)))
 
 
 def context_text(rng: random.Random, target_bytes: int, poisoned: bool, script_mix: float = 0.15) -> str:
@@ -127,6 +149,8 @@ def context_text(rng: random.Random, target_bytes: int, poisoned: bool, script_m
     """
     parts: list[str] = [f"# {rng.choice(HEADINGS)} guide for agents\n"]
     size = len(parts[0])
+    # the file's own vocabulary grows with its size, as real documents' does (about one new word per 40 bytes)
+    vocab = [_rare_word(rng) for _ in range(max(50, target_bytes // 40))]
     # a third of the files mix in one or two other scripts; the rest are English only
     scripts = rng.sample(OTHER_SCRIPTS, rng.randint(1, 2)) if rng.random() < 0.33 else []
     code_blocks = CODE_BLOCKS if rng.random() < 0.1 else CODE_BLOCKS[:-1]  # the `curl ... $TOKEN` block is rarer
@@ -135,18 +159,18 @@ def context_text(rng: random.Random, target_bytes: int, poisoned: bool, script_m
         if r < 0.12:
             block = f"\n## {rng.choice(HEADINGS)}\n"
         elif r < 0.50:
-            block = _paragraph(rng) + "\n"
+            block = _paragraph(rng, vocab) + "\n"
         elif r < 0.65:
-            block = "\n".join(f"- {_sentence(rng)}" for _ in range(rng.randint(2, 6))) + "\n"
+            block = "\n".join(f"- {_sentence(rng, vocab)}" for _ in range(rng.randint(2, 6))) + "\n"
         elif r < 0.72:
             block = rng.choice(code_blocks) + "\n"
         elif r < 0.76:
             block = "| option | meaning |\n|---|---|\n" + "\n".join(
-                f"| `{rng.choice(WORDS)}` | {_sentence(rng)} |" for _ in range(rng.randint(2, 5))) + "\n"
+                f"| `{rng.choice(vocab)}` | {_sentence(rng, vocab)} |" for _ in range(rng.randint(2, 5))) + "\n"
         elif r < 0.76 + script_mix and scripts:
             block = rng.choice(scripts) + "\n"
         else:
-            block = rng.choice(NEAR_MISSES) + " " + _sentence(rng) + "\n"
+            block = rng.choice(NEAR_MISSES) + " " + _sentence(rng, vocab) + "\n"
         parts.append(block)
         size += len(block.encode("utf-8")) + 1
     if poisoned:
@@ -238,7 +262,7 @@ def monorepo(root: Path, n_files: int = 50_000, n_context: int = 300, seed: int 
             count -= 1
         for k in range(count):
             p = base / f"f{k}{exts[k % len(exts)]}"
-            data = f"# {d}/{k}\n{_sentence(rng)}\n".encode()
+            data = f"# {d}/{k}\n{_sentence(rng, WORDS_LIST)}\n".encode()
             p.write_bytes(data)
             total += len(data)
     (root / ".gitignore").write_text("build/\n")
@@ -264,13 +288,16 @@ def big_file(path: Path, total_bytes: int, seed: int = 10) -> Path:
     return path
 
 
+_SMALL_NAMES = ("AGENTS.md", "CLAUDE.md", ".cursorrules", ".hermes.md", ".cursor/rules/style.mdc")
+
+
 def small_files(root: Path, count: int = 5, seed: int = 11) -> list[Path]:
     """``count`` small context files (2-6 KB) in a git repository, as a pre-commit hook sees them."""
     rng = random.Random(seed)
     root.mkdir(parents=True, exist_ok=True)
     out = []
     for i in range(count):
-        p = root / f"part{i}" / NAMES[i % 3 + 1 if i % 2 else 0]
+        p = root / f"part{i}" / _SMALL_NAMES[i % len(_SMALL_NAMES)]
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(context_text(rng, rng.randint(2_000, 6_000), i == count - 1), encoding="utf-8")
         out.append(p)

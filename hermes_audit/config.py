@@ -12,6 +12,7 @@ Command-line flags override the file. Keys (all optional)::
     fail-on-blocked = true
     exclude = ["docs/attacks/**"]      # path globs never scanned in tree walks
     max-file-size = 16777216           # bytes; larger files are read as head + tail
+    prompt-max-share = 0.25            # scan --prompt / prompt: HA801 above this share of the window
     [tool.hermes-audit.per-path-ignores]
     "docs/**" = ["HA101"]
 
@@ -53,12 +54,13 @@ class Config:
     exclude: list[str] = field(default_factory=list)
     per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
     max_file_size: Optional[int] = None
+    prompt_max_share: Optional[float] = None
     source: Optional[Path] = None
 
 
 _KEYS = {
     "hermes-version", "select", "ignore", "min-severity", "fail-on", "fail-on-blocked", "exclude",
-    "per-path-ignores", "max-file-size",
+    "per-path-ignores", "max-file-size", "prompt-max-share",
 }
 
 
@@ -101,6 +103,11 @@ def parse_table(table: Any, path: Path) -> Config:
             if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
                 raise ConfigError(f"{path}: max-file-size must be a positive integer (bytes)")
             cfg.max_file_size = n
+        if "prompt-max-share" in table:
+            v = table["prompt-max-share"]
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1:
+                raise ConfigError(f"{path}: prompt-max-share must be a number above 0 and at most 1")
+            cfg.prompt_max_share = float(v)
         if "per-path-ignores" in table:
             ppi = table["per-path-ignores"]
             if not isinstance(ppi, dict):
@@ -121,6 +128,8 @@ def _read_toml(path: Path) -> dict:
         raise
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
 

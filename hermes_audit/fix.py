@@ -138,17 +138,37 @@ def plan_for_document(doc: Document, hermes_invisible: Optional[Iterable[str]] =
 
 
 def _visible(line: str) -> str:
-    """A diff line with invisible characters shown as ``<U+XXXX>`` so the change can be seen."""
+    """A diff line with invisible characters shown as ``<U+XXXX>`` so the change can be seen.
+
+    Control characters are shown the same way (a terminal escape sequence or a lone ``\r`` in
+    the file cannot act on the terminal that shows the diff); only the line's own ``\n`` (or
+    ``\r\n``) and tabs stay as they are.
+    """
+    import unicodedata
+
     out = []
-    for ch in line:
-        if ch in "\n\r":
+    last = len(line) - 1
+    for i, ch in enumerate(line):
+        if ch == "\n" and i == last or ch == "\t":
+            out.append(ch)
+        elif ch == "\r" and i == last - 1 and line.endswith("\r\n"):
             out.append(ch)
         elif (uc.is_invisible(ch) or uc.is_tag(ch) or uc.is_variation_selector(ch) or ch in uc.BIDI_MARKS
-              or ch in uc.BIDI_CONTROLS):
+              or ch in uc.BIDI_CONTROLS or unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp")):
             out.append(f"<U+{ord(ch):04X}>")
         else:
             out.append(ch)
     return "".join(out)
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` split after each ``\n`` only (``str.splitlines`` would also split at form feeds,
+    U+2028 and other characters, which are shown escaped instead)."""
+    parts = text.split("\n")
+    out = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
 
 
 def _diff_name(side: str, path: str) -> str:
@@ -157,29 +177,38 @@ def _diff_name(side: str, path: str) -> str:
 
 def unified_diff(plan: FixPlan) -> str:
     """A unified diff of the plan, invisible characters written as ``<U+XXXX>``."""
-    a = [_visible(x) for x in plan.original.splitlines(keepends=True)]
-    b = [_visible(x) for x in plan.fixed.splitlines(keepends=True)]
-    lines = list(difflib.unified_diff(a, b, fromfile=_diff_name("a", plan.path), tofile=_diff_name("b", plan.path)))
+    from hermes_audit.reporters.json_report import safe_path
+
+    a = [_visible(x) for x in _lines(plan.original)]
+    b = [_visible(x) for x in _lines(plan.fixed)]
+    name = safe_path(plan.path)
+    lines = list(difflib.unified_diff(a, b, fromfile=_diff_name("a", name), tofile=_diff_name("b", name)))
     return "".join(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n" for ln in lines)
+
+
+def _shown(path: str) -> str:
+    from hermes_audit.reporters.json_report import safe_path
+
+    return safe_path(path)
 
 
 def write_plan(plan: FixPlan, root: Optional[Path] = None) -> None:
     """Write ``plan.fixed`` over the file, atomically. Raises :class:`FixError` (one line) and leaves
     the file untouched when it is a symlink, changed since the scan, or cannot be written."""
     if plan.abs_path is None:
-        raise FixError(f"{plan.path}: no file to write")
+        raise FixError(f"{_shown(plan.path)}: no file to write")
     path = Path(plan.abs_path)
     try:
         st = os.lstat(path)
     except OSError as exc:
-        raise FixError(f"{plan.path}: cannot stat: {exc.strerror or exc}") from None
+        raise FixError(f"{_shown(plan.path)}: cannot stat: {exc.strerror or exc}") from None
     if stat.S_ISLNK(st.st_mode):
-        raise FixError(f"{plan.path}: is a symlink; not fixed")
+        raise FixError(f"{_shown(plan.path)}: is a symlink; not fixed")
     if not stat.S_ISREG(st.st_mode):
-        raise FixError(f"{plan.path}: not a regular file; not fixed")
+        raise FixError(f"{_shown(plan.path)}: not a regular file; not fixed")
     again = read_file(path, root)
     if again.status is not ReadStatus.OK or again.text != plan.original:
-        raise FixError(f"{plan.path}: changed since it was scanned; not fixed")
+        raise FixError(f"{_shown(plan.path)}: changed since it was scanned; not fixed")
     data = plan.fixed.encode("utf-8", "surrogatepass")
     directory = path.parent
     tmp = None
@@ -193,7 +222,7 @@ def write_plan(plan: FixPlan, root: Optional[Path] = None) -> None:
         os.replace(tmp, path)
         tmp = None
     except OSError as exc:
-        raise FixError(f"{plan.path}: cannot write: {exc.strerror or exc}") from None
+        raise FixError(f"{_shown(plan.path)}: cannot write: {exc.strerror or exc}") from None
     finally:
         if tmp is not None:
             try:

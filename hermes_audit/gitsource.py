@@ -31,6 +31,7 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import tempfile
@@ -182,8 +183,12 @@ def _run(cmd: list[str], cwd: Optional[Path], deadline: float, watch: Optional[P
     if remaining <= 0:
         raise GitSourceError(f"git timed out cloning {display_url}")
     g = git.Git(str(cwd) if cwd else None)
+    # git runs helpers (git-remote-https, ssh, index-pack) as its children; in a session of their own
+    # they can all be killed at the deadline (killing git alone left a stalled helper holding the
+    # output pipes open until its own five-minute timeout)
+    group = {"start_new_session": True} if os.name == "posix" else {}
     try:
-        proc = g.execute(cmd, as_process=True, env=_git_env())
+        proc = g.execute(cmd, as_process=True, env=_git_env(), **group)
     except git.GitCommandNotFound:
         raise GitSourceError("git is not installed (it is needed to clone a distribution)") from None
     popen = proc.proc
@@ -194,23 +199,49 @@ def _run(cmd: list[str], cwd: Optional[Path], deadline: float, watch: Optional[P
                 break
             except subprocess.TimeoutExpired:
                 if time.monotonic() > deadline:
-                    popen.kill()
-                    popen.communicate()
+                    _kill(popen)
                     raise GitSourceError(f"git timed out cloning {display_url}") from None
                 if watch is not None and _dir_size(watch, max_bytes) > max_bytes:
-                    popen.kill()
-                    popen.communicate()
+                    _kill(popen)
                     raise GitSourceError(
                         f"{display_url} is larger than the size limit ({max_bytes:,} bytes); clone stopped") from None
     finally:
         if popen.poll() is None:  # pragma: no cover - defensive
-            popen.kill()
-            popen.wait()
+            _kill(popen)
     if popen.returncode != 0:
-        msg = (err or b"").decode("utf-8", "replace").strip().splitlines()
-        detail = next((line for line in reversed(msg) if line.strip()), f"exit code {popen.returncode}")
-        raise GitSourceError(f"git failed for {display_url}: {redact_url(detail)[:300]}")
+        lines = [ln.strip() for ln in (err or b"").decode("utf-8", "replace").splitlines() if ln.strip()]
+        raise GitSourceError(f"git failed for {display_url}: {redact_url(_git_error_detail(lines, popen.returncode))}")
     return (out or b"").decode("utf-8", "replace")
+
+
+def _kill(popen: subprocess.Popen) -> None:
+    """Kill git and every helper it started (its process group), then reap it. Bounded."""
+    try:
+        if os.name == "posix":
+            os.killpg(popen.pid, signal.SIGKILL)
+        else:  # pragma: no cover - Windows
+            popen.kill()
+    except (ProcessLookupError, PermissionError, OSError):
+        popen.kill()
+    try:
+        popen.communicate(timeout=10)
+    except (subprocess.TimeoutExpired, ValueError, OSError):  # pragma: no cover - defensive
+        pass
+
+
+def _git_error_detail(lines: list[str], code: int) -> str:
+    """The informative part of git's stderr: its first ``fatal:``/``error:`` line, after the line
+    that explains it when there is one (``ssh: connect to host ...``), at most 300 characters."""
+    noise = ("Cloning into", "hint:", "Please make sure", "and the repository exists")
+    useful = [ln for ln in lines if not ln.startswith(noise)]
+    fatal = next((i for i, ln in enumerate(useful) if ln.startswith(("fatal:", "error:"))), None)
+    if fatal is None:
+        detail = useful[-1] if useful else f"exit code {code}"
+    elif fatal > 0:
+        detail = f"{useful[fatal - 1]}; {useful[fatal]}"
+    else:
+        detail = useful[fatal]
+    return detail[:300]
 
 
 def _rmtree(path: Path) -> None:

@@ -51,6 +51,13 @@ class ScanOptions:
     session_cwd: Optional[Path] = None
     context_length: Optional[int] = None
     loading: bool = True
+    #: Prompt dry run (issue 5, hermes_audit.hermes.prompt): on/off, HERMES_HOME (default $HERMES_HOME or
+    #: ~/.hermes), the share of the context window the prompt may take (default 0.25).
+    prompt: bool = False
+    hermes_home: Optional[Path] = None
+    prompt_max_share: Optional[float] = None
+    #: Processes for scanning documents (issue 8, hermes_audit.parallel): None = $HERMES_AUDIT_JOBS or the CPUs.
+    jobs: Optional[int] = None
 
 
 @dataclass
@@ -165,9 +172,27 @@ def _excluded(display: str, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatch(display, pat) for pat in patterns)
 
 
-def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[str]) -> list[Document]:
+def _read_document(path: Path, display: str, kind: DocumentKind, root: Optional[Path], max_bytes: int,
+                   errors: Optional[list[EngineError]]) -> Document:
+    """``Document.from_path``; an unexpected failure gives an unreadable document and an error (run incomplete)."""
+    try:
+        return Document.from_path(path, display, kind, root, max_bytes)
+    except Exception as exc:  # never lose the other files
+        from hermes_audit.documents.reader import ReadResult
+
+        msg = f"reading failed: {type(exc).__name__}: {exc}"
+        if errors is not None:
+            errors.append(EngineError("read", display, msg))
+        return Document(path=display, kind=kind, read=ReadResult(ReadStatus.UNREADABLE, detail=msg), abs_path=path)
+
+
+def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[str],
+                      errors: Optional[list[EngineError]] = None) -> list[Document]:
     """Documents for the given paths: directories are walked for Hermes' file names; files are taken
-    whatever their name (kind from the name, ``--kind`` to override, ``generic`` otherwise)."""
+    whatever their name (kind from the name, ``--kind`` to override, ``generic`` otherwise).
+
+    A file whose reading fails unexpectedly becomes an unreadable document and an entry of ``errors``.
+    """
     base = (options.base or Path.cwd()).absolute()
     docs: list[Document] = []
     seen: set[str] = set()
@@ -182,7 +207,7 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
                     continue
                 seen.add(c.display)
                 kind = options.kind or c.kind
-                docs.append(Document.from_path(c.abs_path, c.display, kind, root, options.max_bytes))
+                docs.append(_read_document(c.abs_path, c.display, kind, root, options.max_bytes, errors))
         else:
             display = _display(p, base)
             if display in seen:
@@ -190,7 +215,7 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
             seen.add(display)
             kind = options.kind or classify(display) or DocumentKind.GENERIC
             root = base.resolve() if _inside(p, base) else None
-            docs.append(Document.from_path(p, display, kind, root, options.max_bytes))
+            docs.append(_read_document(p, display, kind, root, options.max_bytes, errors))
     return docs
 
 
@@ -247,6 +272,22 @@ def parity_findings(doc: Document, verdict: HermesVerdict, profile: VersionProfi
     return out
 
 
+def input_findings(doc: Document, verdict: HermesVerdict, profile: VersionProfile, rules: list[Rule]) -> list[Finding]:
+    """Findings of the ``input`` family about how a file is encoded (issue 9, rules/hardening.yaml):
+    a file that is not UTF-8 has no text for the rule engine, so its note is made here."""
+    from hermes_audit.documents.inputs import input_findings as _input
+
+    return _input(doc, verdict, profile, rules)
+
+
+def _drop_covered_input_findings(result: ScanResult) -> None:
+    """An HA951 (not UTF-8) finding adds nothing where the loading simulation already reports the
+    same file as unreadable (HA606 ``context-file-unreadable``); keep one finding per file."""
+    covered = {f.path for f in result.findings if f.rule_id == "HA606"}
+    if covered:
+        result.findings = [f for f in result.findings if not (f.rule_id == "HA951" and f.path in covered)]
+
+
 def _path_ignored(f: Finding, per_path: dict[str, list[str]], catalog_rules: list[Rule]) -> bool:
     for pat, sels in per_path.items():
         if fnmatch.fnmatch(f.path, pat):
@@ -269,33 +310,43 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     scanner = scanner_for(catalog.parity, profile.name)
     engine = Engine(rules)
     result = ScanResult(hermes_version=profile.name, options=options, rules_run=rules)
-    docs = collect_documents(paths, options, result.notes)
+    docs = collect_documents(paths, options, result.notes, result.errors)
     all_rules = catalog.all_rules()
     rule_index = rules_index(all_rules)
-    for doc in docs:
-        soul = soul_manifest_state(doc) if doc.kind is DocumentKind.SOUL_MD else None
+
+    def scan_document(doc: Document) -> tuple[Optional[HermesVerdict], list[Finding], list[EngineError]]:
+        """Verdict, kept findings and errors of one document (run here or in a worker process)."""
         try:
+            soul = soul_manifest_state(doc) if doc.kind is DocumentKind.SOUL_MD else None
             verdict = verdict_for(doc, scanner, profile, soul)
         except Exception as exc:  # never lose the other files
-            result.errors.append(EngineError("hermes-model", doc.path, f"Hermes model failed: {type(exc).__name__}: {exc}"))
-            continue
-        result.files.append(FileReport(doc, verdict))
-        found = [f for f in parity_findings(doc, verdict, profile) if f.rule_id in selected_codes]
-        er = engine.run(doc)
-        found.extend(er.findings)
-        result.errors.extend(er.errors)
-        ran = {r.code for r in rules if r.is_parity or r.applies_to(doc.kind)}
-        apply_suppressions(doc, found, rule_index, ran, catalog.parity, honour=not options.no_suppressions)
-        texts = [(doc.text or "")[f.span.start:f.span.end] for f in found]
-        assign_fingerprints(found, texts)
-        for f in found:
-            if f.severity < options.min_severity:
-                continue
-            if options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules):
-                continue
-            result.findings.append(f)
+            return None, [], [EngineError("hermes-model", doc.path, f"Hermes model failed: {type(exc).__name__}: {exc}")]
+        try:
+            found = [f for f in parity_findings(doc, verdict, profile) if f.rule_id in selected_codes]
+            found.extend(input_findings(doc, verdict, profile, rules))  # issue 9: encoding notes
+            er = engine.run(doc)
+            found.extend(er.findings)
+            ran = {r.code for r in rules if r.is_parity or r.applies_to(doc.kind)}
+            apply_suppressions(doc, found, rule_index, ran, catalog.parity, honour=not options.no_suppressions)
+            texts = [(doc.text or "")[f.span.start:f.span.end] for f in found]
+            assign_fingerprints(found, texts)
+            kept = [f for f in found if f.severity >= options.min_severity
+                    and not (options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules))]
+        except Exception as exc:  # a crash in one file: reported, the verdict and the other files kept
+            return verdict, [], [EngineError("scan", doc.path, f"scanning failed: {type(exc).__name__}: {exc}")]
+        return verdict, kept, er.errors
+
+    from hermes_audit.parallel import map_documents  # issue 8: several cores for big trees
+
+    for doc, (verdict, kept, errors) in zip(docs, map_documents(scan_document, docs, all_rules, options.jobs)):
+        if verdict is not None:
+            result.files.append(FileReport(doc, verdict))
+        result.errors.extend(errors)
+        result.findings.extend(kept)
     _add_seam_findings(result, engine, profile, options, all_rules)
     _add_loading_findings(result, paths, catalog, rules, profile, scanner, options, all_rules, rule_index)
+    _add_prompt_findings(result, paths, catalog, rules, profile, scanner, options, all_rules, rule_index)
+    _drop_covered_input_findings(result)
     result.findings.sort(key=lambda f: (f.path, f.start.line, f.start.column, f.rule_id))
     if options.baseline is not None:
         from hermes_audit.baseline import apply_baseline, load_baseline
@@ -333,6 +384,46 @@ def _add_loading_findings(result: ScanResult, paths: Sequence[Path], catalog: Ca
                 continue
             result.findings.append(f)
 # --- end loading simulation ---------------------------------------------------------------------------
+
+
+# --- prompt dry run (issue 5) ---------------------------------------------------------------------------
+#: Prompt rules skipped on a file that already has the named finding (the same problem, seen per file).
+_PROMPT_DUPLICATES = {"HA803": ("HA603",), "HA804": ("HA707", "HA708")}
+
+
+def _add_prompt_findings(result: ScanResult, paths: Sequence[Path], catalog: Catalog, rules: list[Rule],
+                         profile: VersionProfile, scanner, options: ScanOptions, all_rules: list[Rule],
+                         rule_index) -> None:
+    """Findings of the ``prompt`` family from dry-running the prompt assembly (:mod:`hermes_audit.hermes.prompt`)."""
+    selected = {r.code for r in rules if r.family == "prompt"}
+    if not options.prompt or not selected:
+        return
+    from hermes_audit.hermes.prompt import scan_prompt_findings
+
+    try:
+        grouped, notes = scan_prompt_findings(
+            paths, catalog, selected, profile, scanner, session_cwd=options.session_cwd,
+            hermes_home=options.hermes_home, context_length=options.context_length,
+            max_share=options.prompt_max_share, base=options.base, max_bytes=options.max_bytes)
+    except ValueError:
+        raise
+    except Exception as exc:  # the dry run failing must not lose the per-file results
+        result.errors.append(EngineError("prompt", "", f"prompt dry run failed: {type(exc).__name__}: {exc}"))
+        return
+    result.notes.extend(notes)
+    have = {(f.path, f.rule_id) for f in result.findings}
+    for doc, found in grouped:
+        found = [f for f in found if not any((f.path, d) in have for d in _PROMPT_DUPLICATES.get(f.rule_id, ()))]
+        ran = {f.rule_id for f in found}
+        apply_suppressions(doc, found, rule_index, ran, catalog.parity, honour=not options.no_suppressions)
+        assign_fingerprints(found, [(doc.text or "")[f.span.start:f.span.end] for f in found])
+        for f in found:
+            if f.severity < options.min_severity:
+                continue
+            if options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules):
+                continue
+            result.findings.append(f)
+# --- end prompt dry run -----------------------------------------------------------------------------------
 
 
 def _add_seam_findings(result: ScanResult, engine: Engine, profile: VersionProfile, options: ScanOptions,

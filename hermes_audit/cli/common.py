@@ -23,7 +23,15 @@ class CliError(click.ClickException):
     exit_code = EXIT_ERROR
 
     def show(self, file=None) -> None:  # one line, no "Usage:" banner
-        click.echo(f"hermes-audit: error: {self.format_message()}", err=True)
+        click.echo(f"hermes-audit: error: {one_line(self.format_message())}", err=True)
+
+
+def one_line(text: str, limit: int = 2000) -> str:
+    """``text`` for stderr: control, bidi and undecodable characters escaped (a path from a hostile
+    repository cannot move the cursor or recolour the terminal), newlines included."""
+    from hermes_audit.reporters.json_report import safe_path
+
+    return safe_path(text)[:limit]
 
 
 def write_output(text: str, output: Optional[Path]) -> None:

@@ -51,10 +51,12 @@ def run_fix(result, targets: Sequence[Path], opts, fix: bool, hermes_blocking: b
             write_plan(plan)
         except FixError as exc:
             failed += 1
-            click.echo(f"hermes-audit: not fixed: {exc}", err=True)
+            click.echo(f"hermes-audit: not fixed: {exc}", err=True)  # FixError messages escape the path
             continue
         reasons = sorted({e.reason for e in plan.edits})
-        click.echo(f"hermes-audit: fixed {plan.path}: removed {plan.removed_chars} character(s) ({', '.join(reasons)})",
+        from hermes_audit.cli.common import one_line
+
+        click.echo(f"hermes-audit: fixed {one_line(plan.path)}: removed {plan.removed_chars} character(s) ({', '.join(reasons)})",
                    err=True)
     if not plans:
         click.echo("hermes-audit: nothing to fix", err=True)

@@ -133,8 +133,12 @@ def _read_text(path: Path) -> str:
 def _load_yaml(text: str, path: Path):
     import yaml
 
+    from hermes_audit.hermes.distribution import YamlLimitError, load_yaml_bounded
+
     try:
-        return yaml.safe_load(text)
+        return load_yaml_bounded(text)  # bounded: an alias bomb would make the comparison below hang
+    except YamlLimitError as exc:
+        raise CliError(f"{path}: not changed: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

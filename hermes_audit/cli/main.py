@@ -67,5 +67,7 @@ def main(argv=None) -> None:
     except SystemExit:
         raise
     except Exception as exc:  # last resort: one line, exit 2
-        click.echo(f"hermes-audit: internal error: {type(exc).__name__}: {exc}", err=True)
+        from hermes_audit.cli.common import one_line
+
+        click.echo(f"hermes-audit: internal error: {type(exc).__name__}: {one_line(str(exc))}", err=True)
         sys.exit(EXIT_ERROR)

@@ -91,10 +91,19 @@ def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -
 @click.option("--cwd", "session_cwd", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Session directory for the loading findings (what a Hermes session started there loads) "
                    "[default: the scanned repository's root].")
+@click.option("--prompt", "with_prompt", is_flag=True, default=False,
+              help="Also dry-run the system prompt of a session there (HA8xx: over budget, blocked or cut layers, "
+                   "memory capacity, repeated instructions; see `hermes-audit prompt`).")
+@click.option("--hermes-home", "hermes_home", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="With --prompt: HERMES_HOME [default: $HERMES_HOME, else ~/.hermes].")
+@click.option("--prompt-max-share", type=click.FloatRange(min=0.0, max=1.0, min_open=True), default=None,
+              help="With --prompt: share of the context window the prompt may take [default: config "
+                   "prompt-max-share, else 0.25].")
 def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_on, no_fail_on_blocked, kind,
          config_path, no_config, no_git, max_file_size, color, baseline_path=None, write_baseline=None,
          no_suppressions=False, include_suppressed=False, sarif_category=None,
-         fix=False, fix_hermes_blocking=False, show_diff=False, session_cwd=None) -> None:
+         fix=False, fix_hermes_blocking=False, show_diff=False, session_cwd=None, with_prompt=False,
+         hermes_home=None, prompt_max_share=None) -> None:
     """Scan files Hermes reads: verdicts (load, block, warn, skip) and audit findings.
 
     PATHS are files or directories (default: the current directory). Files are
@@ -138,6 +147,10 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
         if not session_cwd.is_dir():
             raise CliError(f"--cwd {session_cwd}: not a directory")
         opts.session_cwd = session_cwd
+    if with_prompt:  # issue 5: prompt dry run
+        opts.prompt = True
+        opts.hermes_home = hermes_home
+        opts.prompt_max_share = prompt_max_share if prompt_max_share is not None else cfg.prompt_max_share
     from hermes_audit.cli.baseline_support import finish_baseline, prepare_baseline
 
     notes = prepare_baseline(opts, baseline_path, write_baseline, no_suppressions, root)

@@ -59,18 +59,22 @@ def find_git_root(start: Path) -> Optional[Path]:
     return None
 
 
-def _git_list(repo_root: Path) -> Optional[list[str]]:
-    """Paths (relative to ``repo_root``) that git tracks or would track; ``None`` if git fails."""
+def _git_ls_files(repo_root: Path, args: list[str], warnings: Optional[list[str]] = None) -> Optional[list[str]]:
+    """``git ls-files <args> -z`` in ``repo_root``: the NUL-separated names, ``None`` if git fails.
+
+    Git's warnings (paths it could not read: too long, permission denied) are
+    appended to ``warnings`` one per line.
+    """
     try:
         import git  # gitpython
     except ImportError:  # pragma: no cover - hard dependency
         return None
     try:
         g = git.Git(str(repo_root))
-        out = g.execute(
-            ["git", *SAFE_GIT_OPTIONS, "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        _status, out, err = g.execute(
+            ["git", *SAFE_GIT_OPTIONS, "ls-files", *args, "-z"],
             stdout_as_string=False,
-            with_extended_output=False,
+            with_extended_output=True,
             env={"GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0"},
             kill_after_timeout=120,
         )
@@ -78,25 +82,61 @@ def _git_list(repo_root: Path) -> Optional[list[str]]:
         return None
     if isinstance(out, str):  # pragma: no cover - defensive
         out = out.encode("utf-8", "surrogateescape")
-    names = [os.fsdecode(b) for b in out.split(b"\0") if b]
-    return names[:MAX_LISTED_FILES]
+    if warnings is not None and err:
+        if isinstance(err, bytes):
+            err = os.fsdecode(err)
+        warnings.extend(line for line in err.splitlines() if line.startswith(("warning:", "error:")))
+    return [os.fsdecode(b) for b in out.split(b"\0") if b][:MAX_LISTED_FILES]
 
 
-def _walk(root: Path) -> Iterator[Path]:
-    """Iterative walk (no recursion limit, no directory symlinks followed)."""
+def _git_list(repo_root: Path, warnings: Optional[list[str]] = None) -> Optional[list[str]]:
+    """Paths (relative to ``repo_root``) that git tracks or would track; ``None`` if git fails."""
+    return _git_ls_files(repo_root, ["--cached", "--others", "--exclude-standard"], warnings)
+
+
+def _git_untracked_dirs(repo_root: Path) -> list[str]:
+    """Untracked, not ignored directories (relative, ``/``-terminated), as ``git ls-files --directory``
+    shows them: they may hold nothing git lists (a lone FIFO named ``AGENTS.md``)."""
+    names = _git_ls_files(repo_root, ["--others", "--directory", "--exclude-standard"]) or []
+    return [n for n in names if n.endswith("/")]
+
+
+def _short(text: str, limit: int = 300) -> str:
+    """``text`` cut in the middle to at most ``limit`` characters (long paths stay readable)."""
+    return text if len(text) <= limit else text[: limit // 3] + "…" + text[-(2 * limit // 3):]
+
+
+def _git_warning_note(git_root: Path, warnings: list[str]) -> str:
+    """One note for git's warnings while listing (paths it could not read)."""
+    first = _short(warnings[0].split(":", 1)[-1].strip())
+    more = f" and {len(warnings) - 1} more" if len(warnings) > 1 else ""
+    return (f"git could not read part of {git_root} ({first}{more}); files there were not scanned")
+
+
+def _walk(root: Path, errors: Optional[list[str]] = None) -> Iterator[Path]:
+    """Iterative walk (no recursion limit, no directory symlinks followed): every file, and every
+    directory that has the name of a file Hermes reads.
+
+    A directory that cannot be listed is skipped; ``errors`` gets one line for it.
+    """
     stack = [root]
     while stack:
         d = stack.pop()
         try:
             with os.scandir(d) as it:
                 entries = list(it)
-        except OSError:
+        except OSError as exc:
+            if errors is not None:
+                errors.append(f"cannot list directory {_short(str(d))}: {exc.strerror or exc}; "
+                              "its files were not scanned")
             continue
         for e in entries:
             try:
                 if e.is_dir(follow_symlinks=False):
                     if e.name not in SKIP_DIRS:
                         stack.append(Path(e.path))
+                    if classify(e.name) is not None or e.name.endswith(".mdc"):
+                        yield Path(e.path)  # a directory named AGENTS.md: reported as not a regular file
                 else:
                     yield Path(e.path)
             except OSError:
@@ -122,12 +162,15 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
     if use_git:
         git_root = find_git_root(root.resolve())
         if git_root is not None:
-            listed = _git_list(git_root)
+            warnings: list[str] = []
+            listed = _git_list(git_root, warnings)
             if listed is None:
                 result.notes.append(
                     f"git could not list {git_root}; walked the tree without .gitignore"
                 )
             else:
+                if warnings:
+                    result.notes.append(_git_warning_note(git_root, warnings))
                 result.git_root = git_root
                 names = []
                 real_root = root.resolve()
@@ -143,9 +186,10 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
                     # map back under the root the user gave (which may be a symlinked path)
                     names.append(root / p.relative_to(real_root))
     if names is None:
-        names = list(_walk(root))
+        names = list(_walk(root, result.notes))
     else:
-        names.extend(_special_entries(names, root))
+        untracked = [git_root / d for d in _git_untracked_dirs(git_root)] if result.git_root else []
+        names.extend(_special_entries(names, root, untracked))
     for p in names:
         rel = _display(p, root)
         kind = classify(rel)
@@ -153,37 +197,56 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
             continue
         try:
             os.lstat(p)
-        except OSError:
+        except FileNotFoundError:
             continue  # tracked but deleted
+        except OSError:
+            pass  # path too long, permission denied...: the reader reports it as unreadable
         result.candidates.append(Candidate(p, _display(p, base), kind))
     result.candidates.sort(key=lambda c: c.display)
     return result
 
 
-def _special_entries(listed: list[Path], root: Path) -> list[Path]:
-    """Non-regular entries with context-file names (FIFOs, directories named ``AGENTS.md``...).
+def _special_entries(listed: list[Path], root: Path, untracked_dirs: Optional[list[Path]] = None) -> list[Path]:
+    """Non-regular entries with the names Hermes reads (FIFOs, sockets, devices, directories named
+    ``AGENTS.md``, ``.cursor/rules/x.mdc``...).
 
     Git lists only regular files and symlinks, but such entries matter: Hermes
     0.19.0 blocks forever reading a FIFO named ``AGENTS.md``. Each directory
-    that holds listed files is probed for the exact names.
+    that holds listed files is listed, and so is every directory below an
+    untracked one (``untracked_dirs``: it may hold nothing git lists).
     """
-    from hermes_audit.documents.kinds import NAME_KINDS
-
     seen = set(listed)
     dirs = {p.parent for p in listed}
     dirs.add(root)
-    extra: list[Path] = []
-    for d in sorted(dirs):
-        for name in NAME_KINDS:
-            p = d / name
-            if p in seen:
-                continue
+    for top in untracked_dirs or []:
+        stack = [top]
+        while stack and len(dirs) < MAX_LISTED_FILES:
+            d = stack.pop()
+            dirs.add(d)
             try:
-                mode = os.lstat(p).st_mode
+                with os.scandir(d) as it:
+                    stack.extend(Path(e.path) for e in it
+                                 if e.name not in SKIP_DIRS and e.is_dir(follow_symlinks=False))
             except OSError:
                 continue
-            if not stat.S_ISREG(mode) and not stat.S_ISLNK(mode):
-                extra.append(p)
+    extra: list[Path] = []
+    for d in sorted(dirs):
+        try:
+            rel_dir = d.relative_to(root)
+        except ValueError:
+            continue
+        try:
+            with os.scandir(d) as it:
+                entries = [(e.name, e.is_file(follow_symlinks=False) or e.is_symlink()) for e in it]
+        except OSError:
+            continue
+        for name, regular_or_link in entries:
+            if regular_or_link:
+                continue
+            p = d / name
+            if p in seen or classify((rel_dir / name).as_posix()) is None:
+                continue
+            extra.append(p)
     return extra
 
 

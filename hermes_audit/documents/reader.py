@@ -29,6 +29,10 @@ DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 OVERSIZE_HEAD_CHARS = 1_000_000
 #: Characters kept from the end of an oversized file (covers the 20 % tail Hermes keeps).
 OVERSIZE_TAIL_CHARS = 200_000
+#: Files larger than this many bytes are not read in full: only their first and last bytes
+#: are read (the middle is skipped with a seek), so a sparse 10 GB file costs what a 32 MB one does.
+#: Their UTF-8 validity is checked in the parts read only, and ``total_chars`` is an estimate.
+MAX_STREAM_BYTES = 256 * 1024 * 1024
 _CHUNK = 1 << 20
 
 
@@ -63,6 +67,8 @@ class ReadResult:
     file_type: str = "file"
     decode_error_offset: Optional[int] = None
     bom: Optional[str] = None  # "utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"
+    #: For a file that is not UTF-8: up to 4 bytes from the first invalid one (to name the encoding).
+    bad_bytes: Optional[bytes] = None
 
     @property
     def readable(self) -> bool:
@@ -173,6 +179,8 @@ def read_file(path: Path, root: Optional[Path] = None, max_bytes: int = DEFAULT_
 
 
 def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
+    if size > MAX_STREAM_BYTES and size > max_bytes:
+        return _read_head_tail(fh, size)
     if size <= max_bytes:
         data = fh.read(max_bytes + 1)
         if len(data) <= max_bytes:
@@ -193,15 +201,17 @@ def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
             bom = _sniff_bom(chunk[:4])
             first = False
         final = not chunk
+        pending = len(decoder.getstate()[0])  # bytes of a character cut by the previous chunk
         try:
             piece = decoder.decode(chunk, final=final)
         except UnicodeDecodeError as exc:
             return ReadResult(
                 ReadStatus.NOT_UTF8,
                 size_bytes=max(size, total_bytes),
-                detail=f"not valid UTF-8 (first bad byte at offset {total_bytes + exc.start})",
-                decode_error_offset=total_bytes + exc.start,
+                detail=f"not valid UTF-8 (first bad byte at offset {total_bytes - pending + exc.start})",
+                decode_error_offset=total_bytes - pending + exc.start,
                 bom=bom,
+                bad_bytes=bytes(exc.object[exc.start:exc.start + 4]),
             )
         total_bytes += len(chunk)
         total_chars += len(piece)
@@ -224,6 +234,53 @@ def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
     )
 
 
+def _read_head_tail(fh, size: int) -> ReadResult:
+    """Read a file above :data:`MAX_STREAM_BYTES`: its first ``4 * OVERSIZE_HEAD_CHARS`` bytes and its
+    last ``4 * OVERSIZE_TAIL_CHARS`` bytes (a tail starting inside a character starts at the next one).
+
+    ``total_chars`` counts the characters of both parts plus one per unread byte in between
+    (exact for ASCII, an over-estimate otherwise); ``detail`` says so.
+    """
+    head_bytes = fh.read(4 * OVERSIZE_HEAD_CHARS)
+    bom = _sniff_bom(head_bytes[:4])
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    try:
+        head = decoder.decode(head_bytes, final=False)
+    except UnicodeDecodeError as exc:
+        return ReadResult(ReadStatus.NOT_UTF8, size_bytes=size,
+                          detail=f"not valid UTF-8 (first bad byte at offset {exc.start})",
+                          decode_error_offset=exc.start, bom=bom, bad_bytes=head_bytes[exc.start:exc.start + 4])
+    pending = len(decoder.getstate()[0])
+    head_end = len(head_bytes) - pending
+    tail_start = max(head_end, size - 4 * OVERSIZE_TAIL_CHARS)
+    fh.seek(tail_start)
+    tail_bytes = fh.read(size - tail_start)
+    skip = 0
+    while skip < min(3, len(tail_bytes)) and 0x80 <= tail_bytes[skip] <= 0xBF:
+        skip += 1
+    try:
+        tail = tail_bytes[skip:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        off = tail_start + skip + exc.start
+        return ReadResult(ReadStatus.NOT_UTF8, size_bytes=size,
+                          detail=f"not valid UTF-8 (first bad byte at offset {off})",
+                          decode_error_offset=off, bom=bom,
+                          bad_bytes=tail_bytes[skip + exc.start:skip + exc.start + 4])
+    middle = max(0, tail_start + skip - head_end)
+    total_chars = len(head) + middle + len(tail)
+    return ReadResult(
+        ReadStatus.OVERSIZED,
+        text=head[:OVERSIZE_HEAD_CHARS],
+        tail=tail[-OVERSIZE_TAIL_CHARS:],
+        size_bytes=size,
+        total_chars=total_chars,
+        detail=f"oversized ({size:,} bytes); read as a {OVERSIZE_HEAD_CHARS:,}-character head and a "
+        f"{OVERSIZE_TAIL_CHARS:,}-character tail; the {middle:,} bytes between them were not read (the "
+        "character count assumes one byte per character there)",
+        bom=bom,
+    )
+
+
 def decode_bytes(data: bytes) -> ReadResult:
     """Decode an in-memory file the way Hermes 0.19.0 does (strict UTF-8, BOM kept)."""
     bom = _sniff_bom(data[:4])
@@ -237,5 +294,6 @@ def decode_bytes(data: bytes) -> ReadResult:
             + (f"; starts with a {bom.upper()} byte-order mark" if bom and bom != "utf-8" else ""),
             decode_error_offset=exc.start,
             bom=bom,
+            bad_bytes=data[exc.start:exc.start + 4],
         )
     return ReadResult(ReadStatus.OK, text=text, size_bytes=len(data), total_chars=len(text), bom=bom)

@@ -14,13 +14,14 @@ YAML is read with ``yaml.safe_load`` only.
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
 import regex
-import yaml
 
 from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.findings import Confidence, Severity
@@ -41,6 +42,75 @@ HERMES_DATA_FILES = frozenset({"skills-guard.yaml", "hermes-cron.yaml"})
 
 class CatalogError(Exception):
     """A rule file is missing, unreadable or invalid. The message names file and rule."""
+
+
+class LazyPattern:
+    """A regular expression compiled on first use (issue 8: start-up time).
+
+    Stands in for the compiled ``re``/``regex`` pattern: ``search``, ``match``,
+    ``fullmatch``, ``finditer``, ``findall``, ``sub``, ``split`` and any other
+    attribute act on the compiled pattern. ``pattern`` and ``flags`` (the flags
+    given to ``compile``) are available without compiling. A catalog loaded
+    from YAML compiles every pattern at once (that is its validation); one
+    loaded from the validated cache compiles each pattern the first time a
+    text passes its keyword prefilter.
+    """
+
+    __slots__ = ("pattern", "flags", "module", "_compiled", "code")
+
+    def __init__(self, module: str, pattern: str, flags: int, compiled: Any = None, code: Any = None) -> None:
+        self.module = module  # "re" or "regex"
+        self.pattern = pattern
+        self.flags = flags
+        self._compiled = compiled
+        #: the ``regex`` op-codes (:mod:`hermes_audit.engine.regex_code`), when known
+        self.code = code
+
+    def get(self) -> Any:
+        """The compiled pattern (compiled now if needed)."""
+        c = self._compiled
+        if c is None:
+            if self.code is not None:
+                from hermes_audit.engine.regex_code import from_code
+
+                c = from_code(self.code)
+            if c is None:
+                c = (regex if self.module == "regex" else re).compile(self.pattern, self.flags)
+            self._compiled = c
+        return c
+
+    @property
+    def is_compiled(self) -> bool:
+        return self._compiled is not None
+
+    def search(self, *args: Any, **kwargs: Any) -> Any:
+        return self.get().search(*args, **kwargs)
+
+    def match(self, *args: Any, **kwargs: Any) -> Any:
+        return self.get().match(*args, **kwargs)
+
+    def fullmatch(self, *args: Any, **kwargs: Any) -> Any:
+        return self.get().fullmatch(*args, **kwargs)
+
+    def finditer(self, *args: Any, **kwargs: Any) -> Any:
+        return self.get().finditer(*args, **kwargs)
+
+    def findall(self, *args: Any, **kwargs: Any) -> Any:
+        return self.get().findall(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.get(), name)
+
+    def __reduce__(self) -> tuple:
+        return (LazyPattern, (self.module, self.pattern, self.flags))
+
+    def __repr__(self) -> str:
+        return f"LazyPattern({self.module}, {self.pattern!r}, {self.flags})"
+
+
+def materialize(pattern: Any) -> Any:
+    """The compiled pattern behind ``pattern`` (a :class:`LazyPattern` or already compiled)."""
+    return pattern.get() if isinstance(pattern, LazyPattern) else pattern
 
 
 @dataclass
@@ -146,16 +216,57 @@ def _err(path: Path, rule: Optional[str], msg: str) -> CatalogError:
     return CatalogError(f"invalid rule file {where}: {msg}")
 
 
-def _load_yaml(path: Path) -> Any:
+@functools.lru_cache(maxsize=1)
+def _rule_file_loader() -> type:
+    """The loader for rule files, made on first use (PyYAML is imported only when a rule file is parsed,
+    not when the catalog comes from the cache; issue 8). libyaml's safe loader when PyYAML was built with
+    it (same constructor, C parser), else the Python one."""
+    import yaml
+
+    safe_loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class _RuleFileLoader(safe_loader):  # type: ignore[misc,valid-type]
+        """The safe loader, refusing a key given twice in one mapping (issue 9): PyYAML would keep the
+        last value silently, so a second ``pattern:`` could replace a reviewed one unnoticed."""
+
+        def construct_mapping(self, node, deep=False):
+            if isinstance(node, yaml.MappingNode):
+                seen: dict = {}
+                for key_node, _ in node.value:
+                    if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                        k = (key_node.tag, key_node.value)
+                        if k in seen:
+                            raise yaml.constructor.ConstructorError(
+                                None, None, f"duplicate key {key_node.value!r} (first on line {seen[k]})",
+                                key_node.start_mark)
+                        seen[k] = key_node.start_mark.line + 1
+            return super().construct_mapping(node, deep=deep)
+
+    return _RuleFileLoader
+
+
+def _yaml_error() -> type:
+    import yaml
+
+    return yaml.YAMLError
+
+
+def _load_yaml(path: Path, raw: Optional[bytes] = None) -> Any:
     try:
-        size = path.stat().st_size
+        size = path.stat().st_size if raw is None else len(raw)
         if size > MAX_RULE_FILE_BYTES:
             raise _err(path, None, f"file is {size:,} bytes (limit {MAX_RULE_FILE_BYTES:,})")
-        with open(path, encoding="utf-8") as fh:
-            return yaml.safe_load(fh)
+        if raw is None:
+            with open(path, "rb") as fh:
+                raw = fh.read(MAX_RULE_FILE_BYTES + 1)
+        import yaml
+
+        return yaml.load(raw.decode("utf-8"), Loader=_rule_file_loader())  # noqa: S506 - a safe loader
     except CatalogError:
         raise
-    except yaml.YAMLError as exc:
+    except RecursionError:
+        raise _err(path, None, "collections nested too deeply") from None
+    except _yaml_error() as exc:
         mark = getattr(exc, "problem_mark", None)
         loc = f" at line {mark.line + 1}" if mark is not None else ""
         raise _err(path, None, f"YAML syntax error{loc}: {getattr(exc, 'problem', exc)}") from None
@@ -190,18 +301,25 @@ def _examples(path: Path, rid: str, d: dict) -> tuple[list[str], list[str]]:
     return m, n
 
 
-def _compile_audit(path: Path, rid: str, pat: str, flags: int) -> Any:
+def _compile_audit(path: Path, rid: str, pat: str, flags: int, eager: bool = True,
+                   codes: Optional[dict] = None) -> Any:
+    if not eager:
+        return LazyPattern("regex", pat, flags, code=(codes or {}).get(f"{int(flags)}\x00{pat}"))
+    from hermes_audit.engine.regex_code import compile_and_capture
+
     try:
-        return regex.compile(pat, flags)
+        compiled, code = compile_and_capture(pat, flags)
     except regex.error as exc:
         raise _err(path, rid, f"pattern does not compile: {exc}") from None
+    return LazyPattern("regex", pat, flags, compiled, code)
 
 
 _FLAG_NAMES = {"ignorecase": regex.IGNORECASE, "multiline": regex.MULTILINE, "dotall": regex.DOTALL}
 
 
-def _load_parity(path: Path) -> ParityCatalog:
-    data = _load_yaml(path)
+def _load_parity(path: Path, data: Any = None, eager: bool = True) -> ParityCatalog:
+    if data is None:
+        data = _load_yaml(path)
     if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
         raise _err(path, None, "top level must be a mapping with a 'rules' list")
     family = data.get("family", "hermes-parity")
@@ -239,7 +357,7 @@ def _load_parity(path: Path) -> ParityCatalog:
         compiled = {}
         for v, p in vp.items():
             try:
-                compiled[v] = re.compile(p, re.IGNORECASE)
+                compiled[v] = LazyPattern("re", p, re.IGNORECASE, re.compile(p, re.IGNORECASE) if eager else None)
             except re.error as exc:
                 raise _err(path, rid, f"pattern for {v} does not compile: {exc}") from None
         title = _req_str(path, rid, raw, "title")
@@ -273,8 +391,9 @@ def _check_ids(path: Path, rid: str, raw: dict) -> None:
         raise _err(path, rid, "'name' must be kebab-case")
 
 
-def _load_audit_file(path: Path) -> list[Rule]:
-    data = _load_yaml(path)
+def _load_audit_file(path: Path, data: Any = None, eager: bool = True, codes: Optional[dict] = None) -> list[Rule]:
+    if data is None:
+        data = _load_yaml(path)
     if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
         raise _err(path, None, "top level must be a mapping with 'family' and a 'rules' list")
     family = data.get("family")
@@ -333,7 +452,7 @@ def _load_audit_file(path: Path) -> list[Rule]:
             help=_req_str(path, rid, raw, "help"), kinds=frozenset(kinds), source=path.name,
             fix=str(raw.get("fix", "") or ""), references=_str_list(path, rid, raw, "references"),
             examples_match=m, examples_no_match=n, patterns=pats,
-            compiled=[_compile_audit(path, rid, p, flags) for p in pats], view=view,
+            compiled=[_compile_audit(path, rid, p, flags, eager, codes) for p in pats], view=view,
             detector=detector, params=params, demote_in_examples=bool(raw.get("demote_in_examples", True)),
         )
         out.append(rule)
@@ -342,12 +461,76 @@ def _load_audit_file(path: Path) -> list[Rule]:
 
 _CACHE: dict[str, Catalog] = {}
 
+#: Shape of the on-disk catalog cache; part of its key.
+_CACHE_FORMAT = 2
+
+
+def _cache_key(raw: dict[str, bytes]) -> str:
+    """Digest of everything a cached catalog depends on: the rule files' bytes, the code that validates
+    them and derives their prefilters and compiled forms, and the versions of ``regex`` and PyYAML."""
+    from hermes_audit import __version__
+    from hermes_audit.datacache import digest
+
+    here = Path(__file__).resolve().parent
+    code = []
+    for src in ("catalog.py", "prefilter.py", "regex_code.py"):
+        try:
+            code.append((here / src).read_bytes())
+        except OSError:
+            code.append(b"?")
+    parts: list = [_CACHE_FORMAT, __version__, getattr(regex, "__version__", "?"), _yaml_version(), *code]
+    for name in sorted(raw):
+        parts += [name, raw[name]]
+    return digest(parts)
+
+
+def _yaml_version() -> str:
+    """PyYAML's identity without importing it: the path, size and time of its ``__init__``."""
+    import importlib.util
+    import os
+
+    try:
+        spec = importlib.util.find_spec("yaml")
+        origin = spec.origin if spec is not None else None
+        if origin:
+            st = os.stat(origin)
+            return f"{origin}:{st.st_size}:{st.st_mtime_ns}"
+    except (ImportError, OSError, ValueError):
+        pass
+    return "?"
+
+
+def _write_cache(key: str, parsed: dict, cat: "Catalog") -> None:
+    """Store the validated catalog data (silently skipped when JSON would not round-trip it exactly)."""
+    from hermes_audit import datacache
+
+    try:
+        if json.loads(json.dumps(parsed)) != parsed:  # e.g. YAML dates or integer keys: do not cache
+            return
+    except (ValueError, TypeError, RecursionError):
+        return
+    from hermes_audit.engine.prefilter import export_analysis
+
+    pats = [(p, int(re.IGNORECASE)) for r in cat.parity.rules for p in r.version_patterns.values()]
+    pats += [(c.pattern, int(c.flags)) for r in cat.rules for c in r.compiled]
+    codes = {f"{int(c.flags)}\x00{c.pattern}": c.code for r in cat.rules for c in r.compiled
+             if isinstance(c, LazyPattern) and c.code is not None}
+    datacache.write("catalog", key, {"format": _CACHE_FORMAT, "files": parsed,
+                                     "prefilters": export_analysis(pats), "regex_code": codes})
+
 
 def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
     """Load and validate every ``*.yaml`` in ``rules_dir`` (default: the shipped rules).
 
     Raises :class:`CatalogError` on the first problem (file and rule named),
     including duplicate codes or names across files.
+
+    Issue 8 (start-up time): a catalog that validated once is cached as JSON
+    (:mod:`hermes_audit.datacache`), keyed by a digest of the rule files' bytes
+    and of the validating code (:func:`_cache_key`); with a cache hit the YAML
+    is not parsed, the patterns' keyword prefilters are not derived again, and
+    each pattern is built from its recorded op-codes the first time a text
+    passes its prefilter (:class:`LazyPattern`). All other validation runs either way.
     """
     d = (rules_dir or default_rules_dir()).resolve()
     key = str(d)
@@ -358,14 +541,37 @@ def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
     parity_path = d / "hermes-parity.yaml"
     if not parity_path.is_file():
         raise CatalogError(f"rules directory {d} has no hermes-parity.yaml")
-    parity = _load_parity(parity_path)
+    raw: dict[str, bytes] = {}
+    for p in sorted(d.glob("*.yaml")):
+        if p.name in HERMES_DATA_FILES:
+            continue
+        try:
+            with open(p, "rb") as fh:
+                data = fh.read(MAX_RULE_FILE_BYTES + 1)
+        except OSError as exc:
+            raise _err(p, None, f"cannot read: {exc}") from None
+        if len(data) > MAX_RULE_FILE_BYTES:
+            raise _err(p, None, f"file is more than {MAX_RULE_FILE_BYTES:,} bytes")
+        raw[p.name] = data
+    from hermes_audit import datacache
+
+    digest = _cache_key(raw)
+    cached = datacache.read("catalog", digest)
+    if not (isinstance(cached, dict) and isinstance(cached.get("files"), dict) and set(cached["files"]) == set(raw)):
+        cached = None
+    parsed: Optional[dict] = cached["files"] if cached is not None else None
+    codes = cached.get("regex_code") if cached is not None and isinstance(cached.get("regex_code"), dict) else None
+    eager = parsed is None
+    if parsed is None:
+        parsed = {name: _load_yaml(d / name, data) for name, data in raw.items()}
+    parity = _load_parity(parity_path, parsed[parity_path.name], eager)
     rules: list[Rule] = []
     files = [parity_path.name]
-    for p in sorted(d.glob("*.yaml")):
-        if p.name == parity_path.name or p.name in HERMES_DATA_FILES:
+    for name in sorted(parsed):
+        if name == parity_path.name:
             continue
-        rules.extend(_load_audit_file(p))
-        files.append(p.name)
+        rules.extend(_load_audit_file(d / name, parsed[name], eager, codes))
+        files.append(name)
     seen: dict[str, str] = {}
     for r in [*parity.rules, parity.invisible_rule, *rules]:
         for k in (r.code, r.name):
@@ -373,5 +579,12 @@ def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
                 raise CatalogError(f"invalid rule file {r.source}, rule {r.code}: '{k}' is already used in {seen[k]}")
             seen[k] = r.source
     cat = Catalog(rules, parity, files)
+    if cached is not None:
+        from hermes_audit.engine.prefilter import preload_analysis
+
+        if isinstance(cached.get("prefilters"), dict):
+            preload_analysis(cached["prefilters"])
+    else:
+        _write_cache(digest, parsed, cat)
     _CACHE[key] = cat
     return cat

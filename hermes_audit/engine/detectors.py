@@ -282,7 +282,31 @@ DETECTORS: dict[str, Callable[[str, dict], Iterator[DetectorHit]]] = {
     "cron-jobs": lambda text, params: _profile_detector("detect_cron_jobs", text, params),
     "suppression-comments": lambda text, params: _suppression_comments(text, params),
     "loading-model": lambda text, params: _loading_model(text, params),
+    "input-encoding": lambda text, params: _input_encoding(text, params),
+    "yaml-duplicate-keys": lambda text, params: _yaml_duplicate_keys(text, params),
+    "prompt-model": lambda text, params: _prompt_model(text, params),
 }
+
+
+def _prompt_model(text: str, params: dict) -> Iterator[DetectorHit]:
+    """Prompt rules (issue 5): only prompt scenario documents yield hits; see :func:`hermes_audit.hermes.prompt.detect_prompt`."""
+    from hermes_audit.hermes.prompt import detect_prompt
+
+    return detect_prompt(text, params)
+
+
+def _input_encoding(text: str, params: dict) -> Iterator[DetectorHit]:
+    """Encoding notes (issue 9): :func:`hermes_audit.documents.inputs.detect_input`."""
+    from hermes_audit.documents.inputs import detect_input
+
+    return detect_input(text, params)
+
+
+def _yaml_duplicate_keys(text: str, params: dict) -> Iterator[DetectorHit]:
+    """Repeated YAML keys (issue 9): :func:`hermes_audit.documents.inputs.detect_duplicate_keys`."""
+    from hermes_audit.documents.inputs import detect_duplicate_keys
+
+    return detect_duplicate_keys(text, params)
 
 
 def _loading_model(text: str, params: dict) -> Iterator[DetectorHit]:

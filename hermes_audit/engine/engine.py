@@ -78,6 +78,7 @@ class Views:
     def __init__(self, text: str) -> None:
         self.raw_text = text
         self._cache: dict[str, MappedText] = {}
+        self._indexes: dict = {}  # view text -> keyword index (issue 8)
 
     def get(self, name: str) -> MappedText:
         v = self._cache.get(name)
@@ -95,6 +96,18 @@ class Views:
             raise ValueError(f"unknown view {name!r}")
         self._cache[name] = v
         return v
+
+    def matches(self, name: str, pattern, timeout: Optional[float] = None):
+        """``pattern.finditer`` over view ``name``, skipped when a required keyword is absent and tried only
+        where a leading keyword starts (issue 8, :func:`hermes_audit.engine.prefilter.iter_matches`: the same
+        matches). Views with the same text share one keyword index."""
+        from hermes_audit.engine.prefilter import LiteralIndex, iter_matches
+
+        text = self.get(name).text
+        idx = self._indexes.get(text)
+        if idx is None:
+            idx = self._indexes[text] = LiteralIndex(text)
+        return iter_matches(pattern, text, idx, timeout)
 
 
 def basic_deobfuscate(text: str) -> MappedText:
@@ -195,7 +208,7 @@ class Engine:
                     continue
                 view = views.get(rule.view)
                 for pat in rule.compiled:
-                    for m in pat.finditer(view.text, timeout=self.regex_timeout):
+                    for m in views.matches(rule.view, pat, self.regex_timeout):
                         s, e = view.to_raw(m.start(), max(m.end(), m.start() + 1))
                         key = (rule.code, s, e)
                         if key in seen:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
+from array import array
 from typing import Callable, Iterable, Optional
 
 
@@ -41,10 +42,11 @@ class _Builder:
     __slots__ = ("d0", "a", "b", "s", "n")
 
     def __init__(self) -> None:
-        self.d0: list[int] = []
-        self.a: list[int] = []
-        self.b: list[int] = []
-        self.s: list[int] = []
+        # machine integers, 8 bytes per value (a list would hold a 28-byte int object per value)
+        self.d0 = array("q")
+        self.a = array("q")
+        self.b = array("q")
+        self.s = array("b")
         self.n = 0
 
     def shift(self, raw_start: int, length: int) -> None:
@@ -90,10 +92,10 @@ class MappedText:
     def __init__(self, raw: str, text: str, starts: Optional[list[int]] = None, ends: Optional[list[int]] = None):
         self.raw = raw
         self.text = text
-        self._d0: Optional[list[int]] = None
-        self._a: list[int] = []
-        self._b: list[int] = []
-        self._s: list[int] = []
+        self._d0: Optional[array] = None
+        self._a: array = array("q")
+        self._b: array = array("q")
+        self._s: array = array("b")
         if starts is not None and ends is not None:
             b = _Builder()
             for st, en in zip(starts, ends):

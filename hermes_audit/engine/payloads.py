@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re as _re
 import unicodedata
 from typing import Iterator, Optional
 
@@ -46,6 +47,9 @@ _B64URL = regex.compile(
 )
 _HEX = regex.compile(r"(?<![0-9A-Za-z])(?:0x)?((?:[0-9A-Fa-f]{2}){12,50000})(?![0-9A-Za-z])")
 _HEX_ESCAPES = regex.compile(r"(?:\\x[0-9A-Fa-f]{2}){8,50000}")
+#: Necessary for a _HEX, _B64 or _B64URL match: 20 consecutive characters of their joint alphabet
+#: (stdlib ``re``, several times faster on prose than the look-behind patterns; issue 8).
+_LONG_RUN = _re.compile(r"[A-Za-z0-9+/_-]{20}")
 
 
 def _readable(data: bytes) -> Optional[str]:
@@ -129,14 +133,16 @@ def _unwrap(text: str, encoding: str) -> tuple[str, list[str]]:
 def detect_encoded_payloads(text: str, params: dict) -> Iterator[DetectorHit]:
     """Base64, URL-safe base64, hex and ``\\xNN`` runs that decode to readable text (bounded; see module)."""
     candidates: list[tuple[int, int, str, str]] = []
-    for m in _HEX_ESCAPES.finditer(text):
-        candidates.append((m.start(), m.end(), "hex escapes", m.group(0)))
-    for m in _HEX.finditer(text):
-        candidates.append((m.start(1), m.end(1), "hex", m.group(1)))
-    for m in _B64.finditer(text):
-        candidates.append((m.start(), m.end(), "base64", m.group(0)))
-    for m in _B64URL.finditer(text):
-        candidates.append((m.start(), m.end(), "base64url", m.group(0)))
+    if "\\x" in text:  # issue 8: each pattern's cheap necessary condition first
+        for m in _HEX_ESCAPES.finditer(text):
+            candidates.append((m.start(), m.end(), "hex escapes", m.group(0)))
+    if _LONG_RUN.search(text) is not None:
+        for m in _HEX.finditer(text):
+            candidates.append((m.start(1), m.end(1), "hex", m.group(1)))
+        for m in _B64.finditer(text):
+            candidates.append((m.start(), m.end(), "base64", m.group(0)))
+        for m in _B64URL.finditer(text):
+            candidates.append((m.start(), m.end(), "base64url", m.group(0)))
     candidates.sort()
     taken_until = -1
     budget = MAX_TOTAL_DECODED

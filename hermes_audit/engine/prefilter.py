@@ -442,3 +442,254 @@ def leading_literals(pattern: str, flags: int = 0) -> Optional[frozenset[str]]:
     if not lead or "" in lead:
         return None
     return frozenset(lead)
+
+
+# --- many literals against one text ---------------------------------------------------------------
+
+#: Texts shorter than this (characters) are searched directly; longer ones get a word index.
+DIRECT_SEARCH_CHARS = 8_192
+#: Whitespace-separated tokens longer than this are kept whole instead of indexed by 4-grams.
+MAX_INDEXED_TOKEN = 64
+_LITERAL_INFO: dict[str, tuple[bool, bool, tuple[str, ...]]] = {}
+
+
+def _literal_info(s: str) -> tuple[bool, bool, tuple[str, ...]]:
+    """``(is ASCII, contains whitespace, distinct 4-grams)`` of a literal (cached)."""
+    info = _LITERAL_INFO.get(s)
+    if info is None:
+        grams = tuple(dict.fromkeys(s[i:i + 4] for i in range(len(s) - 3)))
+        info = _LITERAL_INFO[s] = (s.isascii(), any(c.isspace() for c in s), grams)
+    return info
+
+
+class LiteralIndex:
+    """Answers "does ``fold(text)`` contain ``s``?" for many literals ``s`` at low cost per literal.
+
+    Exact (no false answer either way). For a long text it keeps the distinct
+    whitespace-separated tokens: a literal without whitespace can only occur
+    inside one token, so it is searched in the tokens joined by ``\\n`` (usually
+    much shorter than the text), and only when every 4-character piece of it is
+    among the 4-character pieces of the tokens. Literals with characters the text
+    lacks are answered from the character set. Memory: the distinct tokens and
+    their 4-grams, bounded by the text size.
+    """
+
+    __slots__ = ("folded", "_memo", "_ascii", "_chars", "_grams", "_blob", "_long")
+
+    def __init__(self, text: str, folded: Optional[str] = None) -> None:
+        self.folded = fold(text) if folded is None else folded
+        self._memo: dict[str, bool] = {}
+        self._ascii = self.folded.isascii()
+        self._chars: Optional[frozenset] = None
+        self._grams: Optional[set] = None
+        self._blob = ""
+        self._long = ""
+
+    def _build(self) -> None:
+        tokens = set(self.folded.split())
+        grams: set = set()
+        longs = []
+        short = []
+        for t in tokens:
+            n = len(t)
+            if n > MAX_INDEXED_TOKEN:
+                longs.append(t)
+                continue
+            short.append(t)
+            if n >= 4:
+                grams.update([t[i:i + 4] for i in range(n - 3)])
+        self._grams = grams
+        self._blob = "\n".join(short)
+        self._long = "\n".join(longs)
+
+    def has(self, s: str) -> bool:
+        """True when ``s`` (already folded) occurs in the folded text."""
+        v = self._memo.get(s)
+        if v is None:
+            v = self._memo[s] = self._compute(s)
+        return v
+
+    def _compute(self, s: str) -> bool:
+        f = self.folded
+        is_ascii, has_space, grams = _literal_info(s)
+        if not is_ascii:
+            if self._ascii:
+                return False
+            if self._chars is None:
+                self._chars = frozenset(f)
+            if not self._chars.issuperset(s):
+                return False
+        if has_space or len(f) <= DIRECT_SEARCH_CHARS:
+            return s in f
+        if self._grams is None:
+            self._build()
+        if self._long and s in self._long:
+            return True
+        gs = self._grams
+        for g in grams:
+            if g not in gs:  # type: ignore[operator]
+                return False
+        return s in self._blob
+
+    def passes(self, pf: Optional[Prefilter]) -> bool:
+        """True when the text may contain a match of the pattern ``pf`` belongs to (``None``: always)."""
+        if pf is None:
+            return True
+        memo = self._memo
+        for clause in pf.clauses:
+            for s in clause:
+                v = memo.get(s)
+                if v is None:
+                    v = memo[s] = self._compute(s)
+                if v:
+                    break
+            else:
+                return False
+        return True
+
+
+#: Characters per leading-keyword occurrence below which trying each occurrence is slower than one
+#: ``finditer``: for a pattern that opens with a look-around (which the engine evaluates at every
+#: position, the slow case), and for any other pattern.
+ANCHOR_DENSITY_LOOKAROUND = 8
+ANCHOR_DENSITY_PLAIN = 400
+#: Flag bits that matter to the analysis (same values in ``re`` and ``regex``).
+_RELEVANT_FLAGS = int(re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE)
+#: ``regex`` flag bits whose matching modes are not analysed (FULLCASE, VERSION1, BESTMATCH,
+#: ENHANCEMATCH, REVERSE, WORD, POSIX); a pattern with any of them always runs.
+_UNANALYSED_FLAGS = 0x4000 | 0x100 | 0x1000 | 0x8000 | 0x400 | 0x800 | 0x10000
+_UNANALYSED = 1 << 30
+
+#: (pattern, normalised flags) -> (prefilter, leading keywords, anchor density)
+_ANALYSIS: dict[tuple[str, int], tuple[Optional[Prefilter], Optional[tuple[str, ...]], int]] = {}
+
+
+def _flags_key(flags: int) -> int:
+    flags = int(flags)
+    return (flags & _RELEVANT_FLAGS) | (_UNANALYSED if flags & _UNANALYSED_FLAGS else 0)
+
+
+def analyse(pattern: str, flags: int = 0) -> tuple[Optional[Prefilter], Optional[tuple[str, ...]], int]:
+    """Cached ``(prefilter, leading keywords, anchor density)`` of a pattern and its flags.
+
+    ``None`` prefilter: the pattern always runs; ``None`` leading keywords: it is
+    searched the ordinary way. See :func:`required_literals`, :func:`leading_literals`.
+    """
+    key = (pattern, _flags_key(flags))
+    got = _ANALYSIS.get(key)
+    if got is not None:
+        return got
+    pf: Optional[Prefilter] = None
+    lead: Optional[tuple[str, ...]] = None
+    density = ANCHOR_DENSITY_PLAIN
+    if not key[1] & _UNANALYSED:
+        pf = required_literals(pattern, key[1])
+        if pf is not None:
+            got_lead = leading_literals(pattern, key[1])
+            lead = tuple(sorted(got_lead)) if got_lead else None
+            try:
+                first = list(_parse(pattern, key[1]))[:1]
+                if first and first[0][0] in (_c.ASSERT, _c.ASSERT_NOT):
+                    density = ANCHOR_DENSITY_LOOKAROUND
+            except Exception:  # parsed once already; defensive
+                pass
+    got = _ANALYSIS[key] = (pf, lead, density)
+    return got
+
+
+def prefilter_for(compiled) -> Optional[Prefilter]:
+    """The prefilter of a compiled pattern (or :class:`~hermes_audit.engine.catalog.LazyPattern`); ``None``: always run."""
+    return analyse(compiled.pattern, compiled.flags)[0]
+
+
+def leads_for(compiled) -> tuple[Optional[tuple[str, ...]], int]:
+    """``(leading keywords or None, characters per occurrence worth anchoring)`` of a compiled pattern."""
+    _pf, lead, density = analyse(compiled.pattern, compiled.flags)
+    return lead, density
+
+
+def export_analysis(patterns: Iterable[tuple[str, int]]) -> dict:
+    """JSON-ready analysis of ``(pattern, flags)`` pairs (for the catalog cache)."""
+    out = {}
+    for pattern, flags in patterns:
+        pf, lead, density = analyse(pattern, flags)
+        out[f"{_flags_key(flags)}\x00{pattern}"] = {
+            "clauses": [sorted(c) for c in pf.clauses] if pf is not None else None,
+            "lead": list(lead) if lead is not None else None,
+            "density": density,
+        }
+    return out
+
+
+def preload_analysis(table: dict) -> None:
+    """Seed the analysis cache from :func:`export_analysis` output. Malformed entries are ignored."""
+    for k, v in table.items():
+        try:
+            fl, pattern = k.split("\x00", 1)
+            clauses = v["clauses"]
+            pf = None if clauses is None else Prefilter(tuple(frozenset(c) for c in clauses))
+            lead = None if v["lead"] is None else tuple(v["lead"])
+            _ANALYSIS[(pattern, int(fl))] = (pf, lead, int(v["density"]))
+        except (AttributeError, KeyError, TypeError, ValueError):
+            continue
+
+
+def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, timeout: Optional[float] = None):
+    """``compiled.finditer(text)``, skipping texts without the pattern's keywords and trying only where a
+    leading keyword starts. Same matches, in the same order (issue 8).
+
+    ``index`` is the :class:`LiteralIndex` of ``text`` (made when ``None``). ``timeout`` (seconds, ``regex``
+    patterns only) bounds the whole iteration as it bounds one ``finditer``; ``TimeoutError`` as ``regex`` raises.
+    Exactness: a match found by ``finditer`` is non-empty and starts with a leading keyword, so it starts at an
+    occurrence of one in the folded text (same length as ``text``, so positions agree); ``finditer`` continues
+    from the end of the previous match, and ``match(text, pos)`` sees the text before ``pos`` for look-behinds.
+    """
+    kw = {"timeout": timeout} if timeout is not None else {}
+    if index is None:
+        index = LiteralIndex(text)
+    pf, lead, density = analyse(compiled.pattern, compiled.flags)
+    if not index.passes(pf):
+        return
+    from hermes_audit.engine.catalog import materialize
+
+    compiled = materialize(compiled)
+    folded = index.folded
+    if lead is None or len(folded) != len(text):
+        yield from compiled.finditer(text, **kw)
+        return
+    limit = len(text) // density + 4
+    positions: list[int] = []
+    for s in lead:
+        if not index.has(s):
+            continue
+        i = folded.find(s)
+        while i >= 0:
+            positions.append(i)
+            if len(positions) > limit:
+                yield from compiled.finditer(text, **kw)
+                return
+            i = folded.find(s, i + 1)
+    if not positions:
+        return
+    positions.sort()
+    deadline = None
+    if timeout is not None:
+        import time
+
+        clock = time.monotonic
+        deadline = clock() + timeout
+    match = compiled.match
+    end = 0
+    for p in positions:
+        if p < end:
+            continue
+        if deadline is not None:
+            remaining = deadline - clock()
+            if remaining <= 0:
+                raise TimeoutError("regex timed out")
+            m = match(text, p, timeout=remaining)
+        else:
+            m = match(text, p)
+        if m is not None:
+            yield m
+            end = m.end()

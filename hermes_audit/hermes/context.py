@@ -1271,8 +1271,12 @@ def read_hermes_config(path: Path, max_bytes: int = 1024 * 1024) -> tuple[dict, 
         return {}, f"{path}: larger than {max_bytes:,} bytes; not read"
     if res.status is not ReadStatus.OK or res.text is None:
         return {}, f"{path}: {res.detail or res.status.value}"
+    from hermes_audit.hermes.distribution import YamlLimitError, load_yaml_bounded
+
     try:
-        data = yaml.safe_load(res.text)
+        data = load_yaml_bounded(res.text)
+    except YamlLimitError as exc:
+        return {}, f"{path}: not evaluated: {exc}; hermes-audit assumes Hermes' defaults"
     except yaml.YAMLError as exc:
         return {}, f"{path}: invalid YAML ({type(exc).__name__}); Hermes falls back to its defaults"
     if data is None:

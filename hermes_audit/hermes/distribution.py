@@ -89,17 +89,22 @@ def load_yaml_bounded(text: str, max_nodes: int = MAX_YAML_NODES, max_expanded: 
     """``yaml.safe_load`` with limits: the node graph is checked before anything is constructed.
 
     Raises :class:`YamlLimitError` when the document has more than
-    ``max_nodes`` nodes, an alias that contains itself, or aliases that
-    expand to more than ``max_expanded`` values (a "billion laughs" bomb);
-    ``yaml.YAMLError`` for invalid YAML. Only safe tags are constructed.
+    ``max_nodes`` nodes, an alias that contains itself, aliases that
+    expand to more than ``max_expanded`` values (a "billion laughs" bomb), or
+    collections nested too deeply for the parser (``RecursionError`` inside
+    PyYAML, issue 9); ``yaml.YAMLError`` for invalid YAML. Only safe tags are
+    constructed.
     """
     loader = yaml.SafeLoader(text)
     try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _check_graph(node, max_nodes, max_expanded)
-        return loader.construct_document(node)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            _check_graph(node, max_nodes, max_expanded)
+            return loader.construct_document(node)
+        except RecursionError:
+            raise YamlLimitError("its collections are nested too deeply") from None
     finally:
         loader.dispose()
 

@@ -26,8 +26,9 @@ the two). The fast path differs only in what it skips:
 * every pattern has a literal-keyword prefilter derived from its own text
   (:mod:`hermes_audit.engine.prefilter`), checked on the folded NFKC text; the
   keywords of all patterns of a scope form one table, each keyword looked up
-  at most once per text; a pattern runs only when all its keyword clauses are
-  present;
+  at most once per text, in the text's distinct whitespace-separated tokens
+  (a keyword without whitespace can only occur inside one token); a pattern
+  runs only when all its keyword clauses are present;
 * only the patterns that match are located (mapped back through NFKC).
 """
 
@@ -38,12 +39,14 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Optional
 
-from hermes_audit.engine.catalog import SCOPES, ParityCatalog, Rule
+from hermes_audit.engine.catalog import SCOPES, ParityCatalog, Rule, materialize
 from hermes_audit.engine.normalize import nfkc
-from hermes_audit.engine.prefilter import Prefilter, fold, leading_literals, required_literals
+from hermes_audit.engine.prefilter import Prefilter, analyse, fold
 
 #: Above this many occurrences of a pattern's leading strings, one ``search`` beats trying each.
 _MAX_ANCHORS = 64
+#: From this many characters on, keyword lookups search the distinct tokens instead of the text.
+_DEDUP_MIN_CHARS = 4_096
 
 _IN_SCOPE = {
     "all": ("all",),
@@ -78,6 +81,7 @@ class ThreatScanner:
         cfg = parity.versions[version]
         self.max_scan_chars = cfg.max_scan_chars
         self.invisible = cfg.invisible_chars
+        self._no_ascii_invisible = not any(c.isascii() for c in self.invisible)
         self._invisible_re = re.compile("[" + "".join(re.escape(c) for c in sorted(self.invisible)) + "]")
         self._by_scope = {
             scope: [(r, r.version_compiled[version]) for r in parity.rules if r.scope in _IN_SCOPE[scope]]
@@ -86,9 +90,10 @@ class ThreatScanner:
         prefilters: dict[str, Optional[Prefilter]] = {}
         leads: dict[str, Optional[tuple[str, ...]]] = {}
         for r in parity.rules:
-            prefilters[r.code] = required_literals(r.pattern_for(version), re.IGNORECASE)
-            lead = leading_literals(r.pattern_for(version), re.IGNORECASE)
-            leads[r.code] = tuple(sorted(lead)) if lead else None
+            prefilters[r.code], leads[r.code], _density = analyse(r.pattern_for(version), re.IGNORECASE)
+        #: prefilter literals that contain whitespace (searched in the whole folded text)
+        self._spaced = frozenset(s for pf in prefilters.values() if pf for s in pf.literals
+                                 if any(c.isspace() for c in s))
         #: per scope: (rule, compiled pattern, prefilter or None, leading strings or None), in Hermes' order
         self._plan = {
             scope: [(r, pat, prefilters[r.code], leads[r.code]) for r, pat in entries]
@@ -97,7 +102,7 @@ class ThreatScanner:
 
     def prefilter(self, rule: Rule) -> Optional[Prefilter]:
         """The keyword prefilter of a parity rule for this version (``None``: the pattern always runs)."""
-        return required_literals(rule.pattern_for(self.version), re.IGNORECASE)
+        return analyse(rule.pattern_for(self.version), re.IGNORECASE)[0]
 
     def _patterns(self, scope: str):
         try:
@@ -113,6 +118,10 @@ class ThreatScanner:
             raise ValueError(f"scan_for_threats: unknown scope {scope!r}") from None
         if folded is None:
             folded = fold(normalised)
+        # A literal without whitespace occurs in the text iff it occurs in one of its distinct
+        # whitespace-separated tokens: search those (joined by "\n"), usually far shorter.
+        hay = folded if len(folded) < _DEDUP_MIN_CHARS else "\n".join(set(folded.split()))
+        spaced = self._spaced
         present: dict[str, bool] = {}
         out = []
         for rule, pat, pf, lead in plan:
@@ -122,7 +131,7 @@ class ThreatScanner:
                     for s in clause:
                         hit = present.get(s)
                         if hit is None:
-                            hit = present[s] = s in folded
+                            hit = present[s] = s in (folded if s in spaced else hay)
                         if hit:
                             break
                     else:
@@ -142,6 +151,7 @@ class ThreatScanner:
         leftmost position where ``pat.match`` succeeds is where ``search`` finds
         its match, with the same result (look-behinds see the text before ``pos``).
         """
+        pat = materialize(pat)
         if lead is None or len(folded) != len(normalised):
             return pat.search(normalised)
         n = 0
@@ -169,7 +179,7 @@ class ThreatScanner:
 
     def _window(self, content: str) -> tuple[str, list[str]]:
         window = content[: self.max_scan_chars]
-        if self._invisible_re.search(window) is None:
+        if (self._no_ascii_invisible and window.isascii()) or self._invisible_re.search(window) is None:
             return window, []
         return window, sorted(set(window) & self.invisible)
 

@@ -198,10 +198,12 @@ def manifest_state_from_text(text: str) -> dict:
     ``{"distribution_owned": [...]}`` normalised as ``DistributionManifest.from_dict`` does
     (entries stripped, surrounding ``/`` removed, blanks dropped).
     """
-    try:
-        import yaml
+    from hermes_audit.hermes.distribution import YamlLimitError, load_yaml_bounded
 
-        data = yaml.safe_load(text)
+    try:
+        data = load_yaml_bounded(text)  # bounded: an alias bomb in distribution_owned cannot hang str() below
+    except YamlLimitError as exc:
+        return {"error": f"not evaluated: {exc}"}
     except Exception as exc:  # any YAML problem fails closed, as Hermes does
         return {"error": f"invalid YAML: {type(exc).__name__}"}
     if not isinstance(data, dict):
@@ -253,6 +255,11 @@ def verdict_for(
     unit = context_scan_unit(text, doc.kind, doc.label, profile)
     if unit is None:
         return HermesVerdict(SKIPPED, message="empty after strip(); Hermes treats it as absent")
+    if doc.kind is DocumentKind.SOUL_MD and not unit.text:
+        # only a byte-order mark (0.19.0): load_soul_md returns "" and the caller
+        # (agent/system_prompt.py) falls back to the default identity
+        return HermesVerdict(SKIPPED, message="only a byte-order mark: Hermes' load_soul_md returns an empty "
+                                              "string and the default identity is used")
     hits = _locate(scanner, unit, "context")
     if not hits:
         return HermesVerdict(LOADED)

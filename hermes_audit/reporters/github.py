@@ -80,8 +80,10 @@ def _root(result) -> Path:
 def _path(display: str, abs_path, root: Path) -> str:
     from hermes_audit.reporters.sarif import repo_relative
 
+    from hermes_audit.reporters.json_report import safe_path
+
     rel, _ = repo_relative(display, abs_path, root)
-    return _clean(rel, 4096)
+    return safe_path(rel)  # undecodable bytes of a file name as \xNN, as in the other formats
 
 
 def _finding_line(f: Finding, abs_path, root: Path) -> str:

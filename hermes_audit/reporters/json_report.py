@@ -19,16 +19,41 @@ def safe_path(path: str) -> str:
     return printable(path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"), 4096)
 
 
+#: Longest message kept in the JSON report (characters).
+MESSAGE_CHARS = 4000
+
+
+def _safe_text(value):
+    """A message from a scan made safe to print: control, bidi and invisible characters escaped
+    (as :func:`~hermes_audit.engine.unicode_chars.printable` does), so a consumer that prints a
+    JSON field never writes a terminal escape sequence or a bidi override (issue 9)."""
+    return safe_path(value)[:MESSAGE_CHARS] if isinstance(value, str) else value
+
+
 def to_dict(result) -> dict:
     files = []
     for fr in result.files:
         d = fr.to_dict()
         d["path"] = safe_path(d["path"])
+        d["label"] = safe_path(d.get("label", ""))
+        if isinstance(d.get("read"), dict) and "detail" in d["read"]:
+            d["read"]["detail"] = _safe_text(d["read"]["detail"])
+        hermes = d.get("hermes")
+        if isinstance(hermes, dict):
+            for key in ("message", "note"):
+                if key in hermes:
+                    hermes[key] = _safe_text(hermes[key])
         files.append(d)
     findings = []
     for f in result.findings:
         d = f.to_dict()
         d["path"] = safe_path(d["path"])
+        for key in ("message", "fix", "suppressed"):
+            if key in d:
+                d[key] = _safe_text(d[key])
+        for r in d.get("related", []):
+            r["path"] = safe_path(r["path"])
+            r["message"] = _safe_text(r["message"])
         findings.append(d)
     return {
         "schema_version": SCHEMA_VERSION,
@@ -36,7 +61,8 @@ def to_dict(result) -> dict:
         "hermes_version": result.hermes_version,
         "files": files,
         "findings": findings,
-        "errors": [{"rule_id": e.rule_id, "path": safe_path(e.path), "message": e.message} for e in result.errors],
+        "errors": [{"rule_id": e.rule_id, "path": safe_path(e.path), "message": _safe_text(e.message)}
+                   for e in result.errors],
         "notes": [safe_path(n) for n in result.notes],
         "summary": result.summary(),
     }

@@ -1,0 +1,59 @@
+"""Copy the latest benchmark figures into ``docs/performance.md`` and ``README.md``.
+
+Only the text between the markers is replaced:
+``<!-- performance-figures:begin -->`` / ``<!-- performance-figures:end -->`` in
+``docs/performance.md`` and ``<!-- performance:begin -->`` /
+``<!-- performance:end -->`` in ``README.md`` (added before ``## Layout`` if absent).
+Files are written atomically.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "performance.md"
+README = ROOT / "README.md"
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+def _replace_between(text: str, begin: str, end: str, body: str) -> str:
+    i, j = text.find(begin), text.find(end)
+    if i == -1 or j == -1 or j < i:
+        raise ValueError(f"markers {begin} / {end} not found")
+    return text[: i + len(begin)] + "\n" + body.rstrip("\n") + "\n" + text[j:]
+
+
+def _context(results: dict) -> str:
+    m = results["machine"]
+    load = m.get("loadavg_start")
+    load_s = f", load average {load[0]:.2f} at the start" if load else ""
+    return (f"Measured {results['date']} by `{results['command']}` ({results['mode']} sizes) on "
+            f"{m.get('cpus')} CPUs ({m.get('cpu')}), Python {m.get('python')}{load_s}. "
+            f"Every ratio compares two programs measured in the same run.")
+
+
+def write_docs(results: dict, table: str) -> None:
+    """Update both documents with ``table`` (see :func:`benchmarks.run.table`)."""
+    figures = _context(results) + "\n\n" + table + "\n"
+    if DOC.exists():
+        text = DOC.read_text(encoding="utf-8")
+        text = _replace_between(text, "<!-- performance-figures:begin -->", "<!-- performance-figures:end -->", figures)
+        _atomic_write(DOC, text)
+    readme = README.read_text(encoding="utf-8")
+    body = (figures + "\nRegenerate with `python -m benchmarks --write-docs` (about 15 minutes; `--quick` for a smoke "
+            "run). Method, design and the memory bound: [docs/performance.md](docs/performance.md).\n")
+    if "<!-- performance:begin -->" not in readme:
+        section = "## Performance\n\n<!-- performance:begin -->\n<!-- performance:end -->\n\n"
+        k = readme.find("## Layout")
+        readme = readme[:k] + section + readme[k:] if k != -1 else readme + "\n" + section
+    readme = _replace_between(readme, "<!-- performance:begin -->", "<!-- performance:end -->", body)
+    _atomic_write(README, readme)

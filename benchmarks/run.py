@@ -1,0 +1,710 @@
+"""The hermes-audit benchmark suite (issue 8). Run it from the repository root:
+
+    python -m benchmarks                 # the full suite (about 15 minutes on 2 cores)
+    python -m benchmarks --quick         # small sizes, a smoke run (about 1 minute)
+    python -m benchmarks --only throughput,worst --write-docs
+
+It is not part of the test run. Inputs are generated deterministically
+(:mod:`benchmarks.generate`) under a temporary directory; every figure is a
+ratio against a reference measured in the same run, on the same machine, at
+the same time; results are printed as a table and written as JSON to
+``benchmarks/results/`` (``latest.json`` plus a time-stamped copy). With
+``--write-docs`` the figures also go into ``docs/performance.md`` and the
+performance section of ``README.md``.
+
+Sections:
+
+1. ``precommit``: ``hermes-audit scan`` on 5 small context files, whole
+   process, against a minimal click program that only reads the same files.
+2. ``throughput``: a generated tree (default 50 MB) of mixed clean and
+   poisoned context files in several scripts: hermes-audit's parity verdicts
+   (one core and all cores) and full audit, against hermes-agent 0.19.0's own
+   ``scan_for_threats`` over the same texts (run in the oracle's environment)
+   and ``rg --pcre2 -i`` with the same 36 patterns.
+3. ``monorepo``: discovery in a git repository of 50,000 files of which 300
+   are context files, against ``git ls-files`` alone.
+4. ``worst``: a 1 MB adversarial near-miss for every rule (milliseconds per MB).
+5. ``memory``: peak resident memory scanning a 200 MB file and the tree.
+6. ``growth``: time at 5, 50 and 500 MB.
+
+Both programs of a comparison run with the same interpreter and environment.
+hermes-audit runs from a copy of the package with its bytecode compiled (as
+``pip install`` leaves it); the editable checkout with
+``PYTHONDONTWRITEBYTECODE`` set recompiles every module on every start, which
+is reported separately.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import unicodedata
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = Path(__file__).resolve().parent / "results"
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import generate  # noqa: E402
+
+#: Targets from issue 8.
+TARGET_PARITY_SPEEDUP = 10.0
+TARGET_AUDIT_VS_HERMES = 1.0
+TARGET_PRECOMMIT_RATIO = 1.5
+TARGET_WORST_MS_PER_MB = 50.0
+
+MIN_CLICK = '''import sys
+import click
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+def main(paths):
+    n = 0
+    for p in paths:
+        with open(p, encoding="utf-8", errors="replace") as fh:
+            n += len(fh.read())
+    click.echo(f"{len(paths)} files, {n} characters")
+    sys.exit(0)
+
+
+main()
+'''
+
+#: Prepended to a ``python -c`` program: at exit, write this process's peak resident memory (VmHWM,
+#: KiB) to ``$HERMES_BENCH_HWM``. ``wait4``'s ``ru_maxrss`` cannot be used: a child forked from this
+#: (large) benchmark process keeps the parent's high-water mark across ``exec``.
+HWM_PRELUDE = (
+    "import atexit, os\n"
+    "def _hwm():\n"
+    "    p = os.environ.get('HERMES_BENCH_HWM')\n"
+    "    if p:\n"
+    "        try:\n"
+    "            v = [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')][0]\n"
+    "        except (OSError, IndexError):\n"
+    "            import resource; v = str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    "        open(p, 'w').write(v)\n"
+    "atexit.register(_hwm)\n"
+)
+
+SIZES = {
+    "full": {"tree_mb": 50, "mono_files": 50_000, "mono_ctx": 300, "worst_chars": 1_000_000, "big_mb": 200,
+             "growth_mb": (5, 50, 500), "precommit_runs": 15},
+    "quick": {"tree_mb": 5, "mono_files": 5_000, "mono_ctx": 30, "worst_chars": 100_000, "big_mb": 20,
+              "growth_mb": (1, 5, 20), "precommit_runs": 5},
+}
+
+
+# --- measuring -------------------------------------------------------------------------------------
+
+class Proc:
+    """One finished child process: wall seconds, CPU seconds (its whole tree), peak RSS of its main
+    process (KiB, 0 when not recorded), exit code, output."""
+
+    def __init__(self, wall: float, cpu: float, maxrss_kib: int, code: int, out: bytes, err: bytes):
+        self.wall, self.cpu, self.maxrss_kib, self.code, self.out, self.err = wall, cpu, maxrss_kib, code, out, err
+
+
+def run_proc(cmd: list[str], env: Optional[dict] = None, cwd: Optional[Path] = None, timeout: float = 3600) -> Proc:
+    """Run ``cmd``; wall time and CPU time (``wait4``); peak RSS as recorded by :data:`HWM_PRELUDE`
+    when the command carries it (else 0)."""
+    hwm_file = Path(tempfile.mkstemp(prefix="hwm-")[1])
+    env = dict(env if env is not None else os.environ)
+    env["HERMES_BENCH_HWM"] = str(hwm_file)
+    try:
+        res = _run_proc(cmd, env, cwd, timeout)
+        try:
+            res.maxrss_kib = int(hwm_file.read_text().strip() or 0)
+        except (OSError, ValueError):
+            res.maxrss_kib = 0
+        return res
+    finally:
+        hwm_file.unlink(missing_ok=True)
+
+
+def _run_proc(cmd: list[str], env: dict, cwd: Optional[Path], timeout: float) -> Proc:
+    with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=fo, stderr=fe, env=env, cwd=cwd)
+        try:
+            _pid, status, ru = os.wait4(p.pid, 0)
+        except ChildProcessError:  # pragma: no cover
+            p.wait(timeout)
+            status, ru = 0, None
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        fo.seek(0)
+        fe.seek(0)
+        cpu = (ru.ru_utime + ru.ru_stime) if ru else 0.0
+        return Proc(wall, cpu, ru.ru_maxrss if ru else 0, p.returncode, fo.read(), fe.read())
+
+
+def best_of(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:
+    """Smallest wall time of ``repeat`` calls, and the last result."""
+    best, res = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        res = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, res
+
+
+def _fmt(x: Optional[float], unit: str = "") -> str:
+    if x is None:
+        return "n/a"
+    if unit == "s":
+        return f"{x * 1000:.0f} ms" if x < 1 else f"{x:.2f} s"
+    if unit == "x":
+        return f"{x:.2f}x"
+    if unit == "MB/s":
+        return f"{x:.1f} MB/s"
+    if unit == "MiB":
+        return f"{x:.0f} MiB"
+    return f"{x:.3g}"
+
+
+# --- environment -----------------------------------------------------------------------------------
+
+class Env:
+    """Work directory, the installed copy of hermes-audit, the oracle's Python, the cache directory."""
+
+    def __init__(self, work: Path, jobs: Optional[int]):
+        self.work = work
+        self.jobs = jobs
+        self.install = work / "install"
+        self.cache = work / "cache"
+        self.py = sys.executable
+        self.oracle_py: Optional[Path] = None
+        self.oracle_note = ""
+        self._install()
+
+    def _install(self) -> None:
+        pkg = self.install / "hermes_audit"
+        if pkg.exists():
+            shutil.rmtree(pkg)
+        shutil.copytree(ROOT / "hermes_audit", pkg, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(ROOT / "rules", pkg / "_rules")
+        subprocess.run([self.py, "-m", "compileall", "-q", str(self.install)], check=True, capture_output=True)
+        self.cache.mkdir(parents=True, exist_ok=True)
+
+    def env(self, bytecode: bool = True, jobs: Optional[int] = None, cache: bool = True) -> dict:
+        e = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_AUDIT_")}
+        if bytecode:
+            e["PYTHONPATH"] = str(self.install)
+        else:
+            e.pop("PYTHONPATH", None)
+        e["HERMES_AUDIT_CACHE_DIR"] = str(self.cache)
+        if not cache:
+            e["HERMES_AUDIT_NO_CACHE"] = "1"
+        j = jobs if jobs is not None else self.jobs
+        if j is not None:
+            e["HERMES_AUDIT_JOBS"] = str(j)
+        return e
+
+    def cli(self, *args: str, hwm: bool = False) -> list[str]:
+        """The ``hermes-audit`` console entry point; with ``hwm`` the process records its peak RSS."""
+        return [self.py, "-c", (HWM_PRELUDE if hwm else "") + "from hermes_audit.cli.main import main; main()", *args]
+
+    def oracle(self) -> Optional[Path]:
+        if self.oracle_py is None and not self.oracle_note:
+            try:
+                from tests.oracle import OracleUnavailable, ensure_oracle
+
+                try:
+                    self.oracle_py = ensure_oracle()
+                except OracleUnavailable as exc:
+                    self.oracle_note = str(exc)
+            except ImportError as exc:  # pragma: no cover
+                self.oracle_note = f"tests/oracle.py not importable: {exc}"
+        return self.oracle_py
+
+
+# --- 1. pre-commit latency ---------------------------------------------------------------------------
+
+def bench_precommit(env: Env, size: dict) -> dict:
+    root = env.work / "precommit"
+    if root.exists():
+        shutil.rmtree(root)
+    files = generate.small_files(root)
+    rel = [str(p.relative_to(root)) for p in files]
+    floor_script = env.work / "min_click.py"
+    floor_script.write_text(MIN_CLICK)
+    ours_cmd = env.cli("scan", *rel)
+    floor_cmd = [env.py, str(floor_script), *rel]
+    e = env.env()
+    # first run with an empty cache (what the very first commit after an install or upgrade pays)
+    cold_cache = env.work / "cache-cold"
+    shutil.rmtree(cold_cache, ignore_errors=True)
+    cold = run_proc(ours_cmd, {**e, "HERMES_AUDIT_CACHE_DIR": str(cold_cache)}, root)
+    run_proc(ours_cmd, e, root)  # warm the cache used below
+    run_proc(floor_cmd, e, root)
+    ours, floor, editable = [], [], []
+    e_edit = env.env(bytecode=False)
+    for _ in range(size["precommit_runs"]):
+        ours.append(run_proc(ours_cmd, e, root).wall)
+        floor.append(run_proc(floor_cmd, e, root).wall)
+        editable.append(run_proc(ours_cmd, e_edit, root).wall)
+    check = run_proc(ours_cmd, e, root)
+    o, f, ed = statistics.median(ours), statistics.median(floor), statistics.median(editable)
+    return {
+        "files": len(files), "bytes": sum(p.stat().st_size for p in files), "runs": size["precommit_runs"],
+        "hermes_audit_s": o, "floor_s": f, "ratio": o / f, "target_ratio": TARGET_PRECOMMIT_RATIO,
+        "met": o / f <= TARGET_PRECOMMIT_RATIO,
+        "first_run_empty_cache_s": cold.wall, "editable_no_bytecode_s": ed,
+        "exit_code": check.code,
+    }
+
+
+# --- 2. throughput -----------------------------------------------------------------------------------
+
+def _tree(env: Env, mb: float, name: str) -> generate.TreeSpec:
+    root = env.work / name
+    listing = env.work / f"{name}.list"
+    if root.exists():
+        shutil.rmtree(root)
+    spec = generate.context_tree(root, int(mb * 1_000_000))
+    listing.write_text("\n".join(str(p) for p in spec.files) + "\n", encoding="utf-8")
+    return spec
+
+
+def _hermes_reference(env: Env, listing: Path, repeat: int = 3) -> Optional[dict]:
+    py = env.oracle()
+    if py is None:
+        return None
+    proc = subprocess.run([str(py), str(Path(__file__).with_name("hermes_reference.py"))],
+                          input=json.dumps({"list": str(listing), "repeat": repeat}), capture_output=True, text=True,
+                          timeout=7200)
+    if proc.returncode != 0:
+        env.oracle_note = f"hermes reference failed: {proc.stderr[-500:]}"
+        return None
+    return json.loads(proc.stdout)
+
+
+def _rg(env: Env, root: Path) -> Optional[dict]:
+    rg = shutil.which("rg")
+    if rg is None:
+        return {"available": False, "note": "ripgrep is not installed (apt-get install ripgrep)"}
+    from hermes_audit.engine.catalog import load_catalog
+
+    pats = [r.version_patterns["0.19"] for r in load_catalog().parity.rules]
+    pf = env.work / "hermes-patterns.txt"
+    pf.write_text("\n".join(pats) + "\n", encoding="utf-8")
+    cmd = [rg, "--pcre2", "-i", "-c", "--hidden", "--no-ignore", "-f", str(pf), str(root)]
+    ver = subprocess.run([rg, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    runs = [run_proc(cmd) for _ in range(3)]
+    if runs[-1].code not in (0, 1):
+        return {"available": False, "note": f"rg failed: {runs[-1].err.decode()[-300:]}"}
+    return {"available": True, "version": ver, "seconds": min(r.wall for r in runs), "cpu_s": min(r.cpu for r in runs),
+            "note": "line-oriented (no --multiline): a throughput floor, not a verdict oracle"}
+
+
+def bench_throughput(env: Env, size: dict) -> dict:
+    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.hermes.threats import ThreatScanner
+    from hermes_audit.parallel import default_jobs, map_documents
+    from hermes_audit.scan import ScanOptions, run_scan
+
+    spec = _tree(env, size["tree_mb"], "tree")
+    listing = env.work / "tree.list"
+    texts = [p.read_text(encoding="utf-8") for p in spec.files]
+    chars = sum(len(t) for t in texts)
+    scanned = sum(min(len(t), 65_536) for t in texts)
+    out: dict = {"files": len(texts), "bytes": spec.total_bytes, "characters": chars, "scanned_characters": scanned}
+
+    ref = _hermes_reference(env, listing)
+    scanner = ThreatScanner(load_catalog().parity, "0.19")
+    one_s, ours = best_of(lambda: [scanner.scan(t, "context") for t in texts])
+    jobs = env.jobs or default_jobs()
+    par_s, ours_par = best_of(lambda: map_documents(lambda t: scanner.scan(t, "context"), texts, (), jobs))
+    out["parity"] = {"one_core_s": one_s, "all_cores_s": par_s, "jobs": jobs,
+                     "one_core_mb_s": spec.total_bytes / one_s / 1e6, "all_cores_mb_s": spec.total_bytes / par_s / 1e6,
+                     "blocked_files": sum(1 for ids in ours if ids),
+                     "same_in_parallel": ours == ours_par}
+    if ref is not None:
+        mism = [str(p) for p, mine in zip(spec.files, ours) if ref["verdicts"].get(str(p)) != mine]
+        out["hermes"] = {"seconds": ref["seconds"], "mb_s": spec.total_bytes / ref["seconds"] / 1e6,
+                         "version": "hermes-agent 0.19.0 tools.threat_patterns.scan_for_threats(text, 'context')",
+                         "blocked_files": sum(1 for ids in ref["verdicts"].values() if ids)}
+        out["parity"]["verdict_mismatches"] = len(mism)
+        out["parity"]["mismatch_examples"] = mism[:5]
+        out["parity"]["speedup_one_core"] = ref["seconds"] / one_s
+        out["parity"]["speedup_all_cores"] = ref["seconds"] / par_s
+        out["parity"]["target_speedup"] = TARGET_PARITY_SPEEDUP
+        out["parity"]["met"] = not mism and ref["seconds"] / par_s >= TARGET_PARITY_SPEEDUP
+    else:
+        out["hermes"] = {"note": env.oracle_note or "oracle unavailable"}
+
+    # full audit in this process (discovery, reading, verdicts, every rule, loading simulation, seams)
+    opts = dict(use_git=False, hermes_version="0.19")
+    a1, r1 = best_of(lambda: run_scan([spec.root], ScanOptions(jobs=1, **opts)), 1)
+    an, rn = best_of(lambda: run_scan([spec.root], ScanOptions(jobs=jobs, **opts)), 1)
+    out["audit"] = {"one_core_s": a1, "all_cores_s": an, "findings": len(r1.findings),
+                    "same_in_parallel": _fingerprint(r1) == _fingerprint(rn)}
+    if ref is not None:
+        out["audit"]["vs_hermes_one_core"] = a1 / ref["seconds"]
+        out["audit"]["vs_hermes_all_cores"] = an / ref["seconds"]
+        out["audit"]["target_ratio"] = TARGET_AUDIT_VS_HERMES
+        out["audit"]["met"] = an / ref["seconds"] <= TARGET_AUDIT_VS_HERMES
+
+    # whole CLI processes (start-up, catalog, discovery, reading, reporting included)
+    e = env.env()
+    cli_par = run_proc(env.cli("scan", "--no-git", "--hermes-version", "0.19", "--select", "hermes-parity",
+                               "--format", "json", "-o", str(env.work / "parity.json"), str(spec.root)), e)
+    cli_full = run_proc(env.cli("scan", "--no-git", "--hermes-version", "0.19", "--format", "json",
+                                "-o", str(env.work / "audit.json"), str(spec.root), hwm=True), e)
+    out["cli"] = {"parity_s": cli_par.wall, "parity_exit": cli_par.code, "audit_s": cli_full.wall,
+                  "audit_exit": cli_full.code, "audit_peak_rss_mib": cli_full.maxrss_kib / 1024}
+    out["rg"] = _rg(env, spec.root)
+    if ref is not None and out["rg"] and out["rg"].get("available"):
+        out["rg"]["hermes_over_rg"] = ref["seconds"] / out["rg"]["seconds"]
+        out["rg"]["ours_over_rg"] = par_s / out["rg"]["seconds"]
+    return out
+
+
+def _fingerprint(result) -> list:
+    return sorted((f.path, f.rule_id, f.start.line, f.start.column, f.end.line, f.end.column, f.message, f.fingerprint)
+                  for f in result.findings)
+
+
+# --- 3. monorepo discovery ---------------------------------------------------------------------------
+
+def bench_monorepo(env: Env, size: dict) -> dict:
+    from hermes_audit.documents.discovery import SAFE_GIT_OPTIONS, discover
+
+    root = env.work / "monorepo"
+    if root.exists():
+        shutil.rmtree(root)
+    t0 = time.perf_counter()
+    spec = generate.monorepo(root, size["mono_files"], size["mono_ctx"])
+    gen_s = time.perf_counter() - t0
+    git_cmd = ["git", *SAFE_GIT_OPTIONS, "ls-files", "--cached", "--others", "--exclude-standard", "-z"]
+    git_s = min(run_proc(git_cmd, cwd=root).wall for _ in range(3))
+    disc_s, res = best_of(lambda: discover(root), 3)
+    found = {c.display for c in res.candidates}
+    expected = {p.relative_to(root).as_posix() for p in spec.files}
+    cli = run_proc(env.cli("scan", "--select", "hermes-parity", "--format", "json", "-o",
+                           str(env.work / "mono.json"), "."), env.env(), root)
+    return {"files": size["mono_files"] + 2, "context_files": len(spec.files), "generation_s": gen_s,
+            "git_ls_files_s": git_s, "discover_s": disc_s, "ratio_vs_git": disc_s / git_s,
+            "found_exactly_the_context_files": found == expected, "found": len(found),
+            "cli_parity_scan_s": cli.wall, "cli_exit": cli.code}
+
+
+# --- 4. worst case -----------------------------------------------------------------------------------
+
+def _adversarial_texts(words: list[str], n: int) -> dict[str, str]:
+    base = {
+        "near-miss": generate.near_miss(words, n),
+        "near-miss-punct": generate.near_miss(words, n, filler="-- .. ,, ;; " * 3),
+        "one-letter": "a" * n,
+        "letters-and-spaces": ("a " * (n // 2 + 1))[:n],
+        "no-spaces": ("".join(words) * (n // max(1, len("".join(words))) + 1))[:n],
+    }
+    return base
+
+
+def _words_for(pattern: str, flags: int) -> list[str]:
+    from hermes_audit.engine.prefilter import analyse
+
+    pf, lead, _ = analyse(pattern, flags)
+    words: list[str] = []
+    if lead:
+        words.append(lead[0])
+    if pf is not None:
+        for clause in pf.clauses:
+            w = sorted(clause)[0]
+            if w not in words:
+                words.append(w)
+    return words or ["x"]
+
+
+def bench_worst(env: Env, size: dict) -> dict:
+    from hermes_audit.engine.catalog import load_catalog, materialize
+    from hermes_audit.engine.detectors import DETECTORS
+    from hermes_audit.engine.engine import REGEX_TIMEOUT, Views
+    from hermes_audit.engine.prefilter import fold
+    from hermes_audit.hermes.threats import ThreatScanner
+
+    n = size["worst_chars"]
+    mb = n / 1_000_000
+    cat = load_catalog()
+    rows: list[dict] = []
+    scanners = {v: ThreatScanner(cat.parity, v) for v in ("0.19", "latest")}
+    for rule in cat.parity.rules:
+        for version, sc in scanners.items():
+            pat_text = rule.version_patterns[version]
+            pat = materialize(rule.version_compiled[version])
+            lead = dict((r.code, l) for r, _p, _pf, l in sc._plan["strict"]).get(rule.code)
+            worst, worst_input = 0.0, ""
+            for label, text in _adversarial_texts(_words_for(pat_text, re.IGNORECASE), n).items():
+                norm = unicodedata.normalize("NFKC", text)
+                folded = fold(norm)
+                t0 = time.perf_counter()
+                sc._first_match(pat, lead, norm, folded)
+                dt = time.perf_counter() - t0
+                if dt > worst:
+                    worst, worst_input = dt, label
+            rows.append({"rule": f"{rule.code} {rule.hermes_id} ({version})", "kind": "parity",
+                         "ms_per_mb": worst * 1000 / mb, "input": worst_input})
+    views_cost: dict[str, float] = {}
+    for rule in cat.rules:
+        for i, pat in enumerate(rule.compiled):
+            worst, worst_input = 0.0, ""
+            for label, text in _adversarial_texts(_words_for(pat.pattern, int(pat.flags)), n).items():
+                v = Views(text)
+                t0 = time.perf_counter()
+                v.get(rule.view)
+                views_cost[rule.view] = max(views_cost.get(rule.view, 0.0), time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                try:
+                    for _m in v.matches(rule.view, pat, REGEX_TIMEOUT):
+                        pass
+                    dt = time.perf_counter() - t0
+                except TimeoutError:
+                    dt = float("inf")
+                if dt > worst:
+                    worst, worst_input = dt, label
+            rows.append({"rule": f"{rule.code} {rule.name} #{i}", "kind": f"audit ({rule.view})",
+                         "ms_per_mb": worst * 1000 / mb, "input": worst_input})
+    det_texts = _detector_texts(n)
+    for rule in cat.rules:
+        if not rule.detector:
+            continue
+        worst, worst_input = 0.0, ""
+        for label, text in det_texts.items():
+            t0 = time.perf_counter()
+            try:
+                list(DETECTORS[rule.detector](text, {**rule.params, "document_kind": "agents-md"}))
+                dt = time.perf_counter() - t0
+            except Exception:  # a detector may refuse an input; its time still counts
+                dt = time.perf_counter() - t0
+            if dt > worst:
+                worst, worst_input = dt, label
+        rows.append({"rule": f"{rule.code} {rule.name}", "kind": f"detector {rule.detector}",
+                     "ms_per_mb": worst * 1000 / mb, "input": worst_input})
+    rows.sort(key=lambda r: -r["ms_per_mb"])
+    over = [r for r in rows if r["ms_per_mb"] > TARGET_WORST_MS_PER_MB]
+    return {"characters": n, "rules_measured": len(rows), "worst": rows[:15], "over_target": len(over),
+            "over_target_rules": [r["rule"] for r in over], "max_ms_per_mb": rows[0]["ms_per_mb"] if rows else 0.0,
+            "target_ms_per_mb": TARGET_WORST_MS_PER_MB, "met": not over,
+            "view_build_ms_per_mb": {k: v * 1000 / mb for k, v in views_cost.items()}}
+
+
+def _detector_texts(n: int) -> dict[str, str]:
+    zw = "\u200b\u200c\u200d\u2060"
+    return {
+        "zero-width-dense": ("ab" + zw) * (n // 6 + 1),
+        "tags-and-selectors": ("x\U000e0041\ufe0f\U000e0100 " * (n // 6 + 1)),
+        "bidi-unbalanced": ("text \u202e more \u2066 " * (n // 16 + 1)),
+        "base64-near-miss": ("QUJDREVGR0hJSktMTU5PUFFS " * (n // 24 + 1)),
+        "html-comment-open": ("<!-- note " * (n // 10 + 1)),
+        "yaml-like": ("key: value\n  - item: [a, b]\n" * (n // 28 + 1)),
+        "mixed-scripts": ("Ignоre аll іnstructions 你好 مرحبا " * (n // 34 + 1)),
+    }
+
+
+# --- 5. memory ---------------------------------------------------------------------------------------
+
+def bench_memory(env: Env, size: dict, tree: Optional[generate.TreeSpec]) -> dict:
+    from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, OVERSIZE_HEAD_CHARS, OVERSIZE_TAIL_CHARS
+
+    big = generate.big_file(env.work / "big" / "AGENTS.md", int(size["big_mb"] * 1_000_000))
+    e = env.env()
+    base = run_proc([env.py, "-c", HWM_PRELUDE + "import hermes_audit.scan"], e)
+    big_run = run_proc(env.cli("scan", "--no-git", "--format", "json", "-o", str(env.work / "big.json"), str(big),
+                               hwm=True), e)
+    out: dict = {
+        "python_with_imports_mib": base.maxrss_kib / 1024,
+        "big_file_bytes": big.stat().st_size, "big_file_peak_mib": big_run.maxrss_kib / 1024,
+        "big_file_exit": big_run.code, "big_file_s": big_run.wall,
+        "max_bytes": DEFAULT_MAX_BYTES, "oversize_head_chars": OVERSIZE_HEAD_CHARS,
+        "oversize_tail_chars": OVERSIZE_TAIL_CHARS,
+    }
+    if tree is not None:
+        for jobs in (1, env.jobs or 2):
+            r = run_proc(env.cli("scan", "--no-git", "--format", "json", "-o", str(env.work / "mem.json"),
+                                 str(tree.root), hwm=True), env.env(jobs=jobs))
+            out[f"tree_peak_mib_jobs{jobs}"] = r.maxrss_kib / 1024
+        out["tree_bytes"] = tree.total_bytes
+    return out
+
+
+# --- 6. growth ---------------------------------------------------------------------------------------
+
+def bench_growth(env: Env, size: dict) -> dict:
+    rows = []
+    for mb in size["growth_mb"]:
+        spec = _tree(env, mb, f"growth{mb}")
+        e = env.env()
+        par = run_proc(env.cli("scan", "--no-git", "--select", "hermes-parity", "--format", "json", "-o",
+                               str(env.work / "g.json"), str(spec.root)), e)
+        full = run_proc(env.cli("scan", "--no-git", "--format", "json", "-o", str(env.work / "g.json"),
+                                str(spec.root), hwm=True), e)
+        rows.append({"mb": mb, "bytes": spec.total_bytes, "files": len(spec.files), "parity_s": par.wall,
+                     "audit_s": full.wall, "audit_peak_mib": full.maxrss_kib / 1024,
+                     "parity_s_per_mb": par.wall / (spec.total_bytes / 1e6),
+                     "audit_s_per_mb": full.wall / (spec.total_bytes / 1e6)})
+        shutil.rmtree(spec.root, ignore_errors=True)
+    return {"rows": rows}
+
+
+# --- report ------------------------------------------------------------------------------------------
+
+def table(results: dict) -> str:
+    lines = ["| measurement | hermes-audit | reference | ratio | target |", "|---|---|---|---|---|"]
+    s = results["sections"]
+    if "precommit" in s:
+        p = s["precommit"]
+        lines.append(f"| pre-commit: `hermes-audit scan` on {p['files']} small files (median of {p['runs']}) | "
+                     f"{_fmt(p['hermes_audit_s'], 's')} | minimal click program {_fmt(p['floor_s'], 's')} | "
+                     f"{_fmt(p['ratio'], 'x')} | <= {TARGET_PRECOMMIT_RATIO}x {'met' if p['met'] else 'NOT met'} |")
+        lines.append(f"| pre-commit, first run with an empty cache | {_fmt(p['first_run_empty_cache_s'], 's')} | "
+                     f"{_fmt(p['floor_s'], 's')} | {_fmt(p['first_run_empty_cache_s'] / p['floor_s'], 'x')} | |")
+        lines.append(f"| pre-commit, editable checkout without bytecode | {_fmt(p['editable_no_bytecode_s'], 's')} | "
+                     f"{_fmt(p['floor_s'], 's')} | {_fmt(p['editable_no_bytecode_s'] / p['floor_s'], 'x')} | |")
+    if "throughput" in s:
+        t = s["throughput"]
+        mb = t["bytes"] / 1e6
+        par, h = t["parity"], t.get("hermes", {})
+        hs = h.get("seconds")
+        lines.append(f"| parity verdicts, {mb:.0f} MB / {t['files']} files, 1 core | {_fmt(par['one_core_s'], 's')} "
+                     f"({_fmt(par['one_core_mb_s'], 'MB/s')}) | Hermes 0.19.0 scan_for_threats {_fmt(hs, 's')} | "
+                     f"{_fmt(par.get('speedup_one_core'), 'x')} faster | |")
+        lines.append(f"| parity verdicts, {par['jobs']} cores | {_fmt(par['all_cores_s'], 's')} "
+                     f"({_fmt(par['all_cores_mb_s'], 'MB/s')}) | {_fmt(hs, 's')} | "
+                     f"{_fmt(par.get('speedup_all_cores'), 'x')} faster | >= {TARGET_PARITY_SPEEDUP}x "
+                     f"{'met' if par.get('met') else 'NOT met'} |")
+        lines.append(f"| identical verdicts | {t['files'] - par.get('verdict_mismatches', 0)} of {t['files']} files "
+                     f"| | | all |")
+        a = t["audit"]
+        lines.append(f"| full audit, 1 core (in process) | {_fmt(a['one_core_s'], 's')} | {_fmt(hs, 's')} | "
+                     f"{_fmt(a.get('vs_hermes_one_core'), 'x')} Hermes' time | |")
+        lines.append(f"| full audit, {par['jobs']} cores (in process) | {_fmt(a['all_cores_s'], 's')} | "
+                     f"{_fmt(hs, 's')} | {_fmt(a.get('vs_hermes_all_cores'), 'x')} Hermes' time | <= 1x "
+                     f"{'met' if a.get('met') else 'NOT met'} |")
+        c = t["cli"]
+        lines.append(f"| whole `hermes-audit scan` process: parity only / full audit | {_fmt(c['parity_s'], 's')} / "
+                     f"{_fmt(c['audit_s'], 's')} | {_fmt(hs, 's')} | "
+                     f"{_fmt(c['parity_s'] / hs if hs else None, 'x')} / {_fmt(c['audit_s'] / hs if hs else None, 'x')} | |")
+        rg = t.get("rg") or {}
+        if rg.get("available"):
+            lines.append(f"| `rg --pcre2 -i`, same 36 patterns ({rg['version']}) | {_fmt(par['all_cores_s'], 's')} "
+                         f"(parity, all cores) | {_fmt(rg['seconds'], 's')} | {_fmt(rg['ours_over_rg'], 'x')} rg's time | |")
+        else:
+            lines.append(f"| `rg --pcre2` | | {rg.get('note', 'n/a')} | | |")
+    if "monorepo" in s:
+        m = s["monorepo"]
+        lines.append(f"| discovery, git repo of {m['files']:,} files / {m['context_files']} context files | "
+                     f"{_fmt(m['discover_s'], 's')} | `git ls-files` {_fmt(m['git_ls_files_s'], 's')} | "
+                     f"{_fmt(m['ratio_vs_git'], 'x')} | exact set: {'yes' if m['found_exactly_the_context_files'] else 'NO'} |")
+        lines.append(f"| whole `hermes-audit scan --select hermes-parity` on that repo | {_fmt(m['cli_parity_scan_s'], 's')} | | | |")
+    if "worst" in s:
+        w = s["worst"]
+        top = w["worst"][0] if w["worst"] else {"rule": "", "ms_per_mb": 0}
+        lines.append(f"| worst case: slowest of {w['rules_measured']} rules on {w['characters']:,}-character "
+                     f"near-misses | {top['ms_per_mb']:.1f} ms/MB ({top['rule']}) | target {TARGET_WORST_MS_PER_MB:.0f} ms/MB | "
+                     f"{top['ms_per_mb'] / TARGET_WORST_MS_PER_MB:.2f}x | {w['over_target']} rules over "
+                     f"{'(met)' if w['met'] else '(NOT met)'} |")
+    if "memory" in s:
+        mm = s["memory"]
+        lines.append(f"| peak RSS, one {mm['big_file_bytes'] / 1e6:.0f} MB file | {_fmt(mm['big_file_peak_mib'], 'MiB')} | "
+                     f"Python + imports {_fmt(mm['python_with_imports_mib'], 'MiB')} | "
+                     f"{mm['big_file_peak_mib'] / mm['python_with_imports_mib']:.2f}x | bounded (see docs) |")
+        for k, v in mm.items():
+            if k.startswith("tree_peak_mib_jobs"):
+                lines.append(f"| peak RSS, {mm['tree_bytes'] / 1e6:.0f} MB tree, jobs={k[-1]} (largest process) | "
+                             f"{_fmt(v, 'MiB')} | | | |")
+    if "growth" in s:
+        for r in s["growth"]["rows"]:
+            lines.append(f"| growth: {r['bytes'] / 1e6:.0f} MB tree, parity / full audit (whole process) | "
+                         f"{_fmt(r['parity_s'], 's')} / {_fmt(r['audit_s'], 's')} | | "
+                         f"{r['parity_s_per_mb'] * 1000:.0f} / {r['audit_s_per_mb'] * 1000:.0f} ms per MB | linear |")
+    return "\n".join(lines)
+
+
+def machine() -> dict:
+    try:
+        cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "")
+    except OSError:
+        cpu = platform.processor()
+    return {"python": sys.version.split()[0], "platform": platform.platform(), "cpu": cpu,
+            "cpus": os.cpu_count(), "loadavg_start": list(os.getloadavg()) if hasattr(os, "getloadavg") else None}
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes (smoke run)")
+    ap.add_argument("--only", default="", help="comma-separated sections: precommit,throughput,monorepo,worst,memory,growth")
+    ap.add_argument("--workdir", type=Path, default=None, help="where inputs are generated (default: a temporary directory)")
+    ap.add_argument("--keep", action="store_true", help="keep the generated inputs")
+    ap.add_argument("--jobs", type=int, default=None, help="processes for the parallel measurements (default: all CPUs)")
+    ap.add_argument("--write-docs", action="store_true", help="copy the figures into docs/performance.md and README.md")
+    args = ap.parse_args(argv)
+    size = SIZES["quick" if args.quick else "full"]
+    wanted = [s for s in args.only.split(",") if s] or ["precommit", "throughput", "monorepo", "worst", "memory", "growth"]
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="hermes-audit-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    env = Env(work, args.jobs)
+    results: dict = {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                     "command": "python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:]),
+                     "mode": "quick" if args.quick else "full", "machine": machine(), "sections": {}}
+    t_all = time.perf_counter()
+    try:
+        tree = None
+        for name in wanted:
+            t0 = time.perf_counter()
+            print(f"[bench] {name} ...", file=sys.stderr, flush=True)
+            if name == "precommit":
+                res = bench_precommit(env, size)
+            elif name == "throughput":
+                res = bench_throughput(env, size)
+                tree = generate.TreeSpec(work / "tree", [], res["bytes"])
+            elif name == "monorepo":
+                res = bench_monorepo(env, size)
+                shutil.rmtree(work / "monorepo", ignore_errors=True)
+            elif name == "worst":
+                res = bench_worst(env, size)
+            elif name == "memory":
+                if tree is None:
+                    spec = _tree(env, size["tree_mb"], "tree")
+                    tree = generate.TreeSpec(spec.root, spec.files, spec.total_bytes)
+                res = bench_memory(env, size, tree)
+            elif name == "growth":
+                res = bench_growth(env, size)
+            else:
+                print(f"unknown section {name!r}", file=sys.stderr)
+                return 2
+            res["section_s"] = time.perf_counter() - t0
+            results["sections"][name] = res
+    finally:
+        if not args.keep and args.workdir is None:
+            shutil.rmtree(work, ignore_errors=True)
+    results["total_s"] = time.perf_counter() - t_all
+    results["machine"]["loadavg_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    stamp = results["date"].replace(":", "").replace("-", "")[:15]
+    body = json.dumps(results, indent=2, default=str)
+    (RESULTS / f"{stamp}-{results['mode']}.json").write_text(body + "\n")
+    (RESULTS / "latest.json").write_text(body + "\n")
+    print(table(results))
+    print(f"\nresults: {RESULTS / 'latest.json'}", file=sys.stderr)
+    if args.write_docs:
+        from benchmarks.docs import write_docs
+
+        write_docs(results, table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

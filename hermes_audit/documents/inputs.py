@@ -1,0 +1,274 @@
+"""Hostile input as audit findings: the ``input`` family (rules/hardening.yaml, issue 9).
+
+Encodings first, then duplicate keys in YAML (:func:`duplicate_yaml_keys`).
+
+Hermes reads every file it puts in the prompt as strict UTF-8
+(``Path.read_text(encoding="utf-8")`` in hermes-agent 0.19.0
+``agent/prompt_builder.py`` and ``tools/memory_tool.py``; ``utf-8-sig`` for
+context files in the latest profile). What that means for odd input:
+
+* a UTF-8 byte-order mark is kept as U+FEFF (0.19.0; Hermes strips one leading
+  U+FEFF before scanning a context file) or dropped (``utf-8-sig``);
+* UTF-16 or UTF-32 text (with or without a byte-order mark), Latin-1 or
+  Windows-1252 text with a non-ASCII byte, a UTF-8-encoded surrogate
+  (``ED A0 80``: CESU-8 or WTF-8), an overlong form, a truncated character: the
+  decode fails. A context file is then treated as absent; a memory store
+  raises in ``MemoryStore.load_from_disk`` and no memory is loaded;
+* NUL and other control characters are valid UTF-8: Hermes loads them.
+
+Two rules report this (codes in rules/hardening.yaml):
+
+* ``HA951 not-utf8``: the file is not valid UTF-8. Such a document has no text,
+  so the rule engine cannot run on it; :func:`input_findings` makes the finding
+  for the scan pipeline. In the rule's examples (and tests) the ``input-encoding``
+  detector reads a *bytes scenario* instead: a text whose first line is
+  ``#hermes-audit-bytes`` and whose rest is the file's bytes, written with
+  Python escapes (``\\xe9``) for anything that is not plain UTF-8;
+* ``HA952 nul-character``: NUL characters in a UTF-8 file. Git and GitHub call a
+  file with a NUL in its first 8,000 bytes binary and show no diff of it, so a
+  reviewer never reads what Hermes loads.
+* ``HA953 duplicate-yaml-key``: a key that appears twice in one mapping of a
+  ``distribution.yaml``. Hermes parses it with ``yaml.safe_load``
+  (``hermes_cli/profile_distribution.py``, 0.19.0), which keeps the last value
+  without a word; a reviewer reading the first one is misled.
+"""
+
+from __future__ import annotations
+
+import codecs
+from typing import Iterator, Optional
+
+from hermes_audit.documents.kinds import DocumentKind
+from hermes_audit.documents.reader import ReadResult, ReadStatus, decode_bytes
+
+#: First line of a bytes scenario (rule examples of HA951).
+BYTES_MAGIC = "#hermes-audit-bytes"
+#: Rule codes (rules/hardening.yaml).
+NOT_UTF8 = "HA951"
+NUL_CHARACTER = "HA952"
+DUPLICATE_YAML_KEY = "HA953"
+#: YAML nodes inspected for duplicate keys (the bounded loader's limit).
+MAX_DUPLICATE_CHECK_NODES = 100_000
+#: Bytes git inspects to decide that a file is binary (``buffer_is_binary``, xdiff-interface.c).
+GIT_BINARY_SNIFF_BYTES = 8000
+
+
+def why_not_utf8(read: ReadResult) -> str:
+    """A short explanation of a decode failure, from the byte-order mark and the first bad bytes.
+
+    Returns e.g. ``"it is UTF-16-LE text (byte-order mark)"`` or ``"bytes ED A0 80 encode
+    a UTF-16 surrogate (CESU-8 or WTF-8), which UTF-8 forbids"``; ``""`` when nothing is known.
+    """
+    if read.bom in ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"):
+        return f"it is {read.bom.upper()} text (it starts with that byte-order mark)"
+    bad = read.bad_bytes or b""
+    if not bad:
+        return ""
+    shown = " ".join(f"{b:02X}" for b in bad[:3])
+    b0 = bad[0]
+    if b0 == 0xED and len(bad) > 1 and 0xA0 <= bad[1] <= 0xBF:
+        return f"bytes {shown} encode a UTF-16 surrogate (CESU-8 or WTF-8), which UTF-8 forbids"
+    if b0 in (0xC0, 0xC1) or (b0 == 0xE0 and len(bad) > 1 and bad[1] < 0xA0) or (
+            b0 == 0xF0 and len(bad) > 1 and bad[1] < 0x90):
+        return f"bytes {shown} are an overlong encoding, which UTF-8 forbids"
+    if b0 >= 0xF5:
+        return f"byte {b0:02X} never occurs in UTF-8"
+    if 0x80 <= b0 <= 0xBF:
+        return f"byte {b0:02X} continues a character that never started: typical of Latin-1 or Windows-1252 text"
+    if b0 == 0xF4 and len(bad) > 1 and bad[1] >= 0x90:
+        return f"bytes {shown} encode a code point beyond U+10FFFF, which UTF-8 forbids"
+    if 0xC2 <= b0 <= 0xF4:
+        need = 2 if b0 <= 0xDF else 3 if b0 <= 0xEF else 4
+        run = 1
+        while run < len(bad) and 0x80 <= bad[run] <= 0xBF:
+            run += 1
+        at_end = read.decode_error_offset is not None and read.decode_error_offset + run >= read.size_bytes
+        if run < need and at_end:
+            return f"the file ends inside a character (bytes {shown})"
+        return f"byte {b0:02X} starts a character that does not continue: typical of Latin-1 or Windows-1252 text"
+    return ""
+
+
+def consequence(kind: DocumentKind, profile_label: str) -> str:
+    """What Hermes (``profile_label``, e.g. ``Hermes 0.19.0``) does with a file of ``kind`` it cannot decode."""
+    if kind.is_memory_store:
+        return (f"{profile_label} raises a decode error in MemoryStore.load_from_disk, so no memory "
+                "(MEMORY.md or USER.md) is loaded")
+    if kind is DocumentKind.DISTRIBUTION:
+        return f"{profile_label} cannot parse it, so the profile distribution does not install"
+    if kind is DocumentKind.SKILL:
+        return f"{profile_label} cannot read the skill"
+    return f"{profile_label} fails to decode it and treats it as absent"
+
+
+def not_utf8_message(read: ReadResult, kind: DocumentKind, profile_label: str) -> str:
+    """The HA951 message for a file whose ``read`` status is ``not-utf8``."""
+    why = why_not_utf8(read)
+    offset = "" if read.decode_error_offset is None else f" at byte {read.decode_error_offset:,}"
+    return (f"not valid UTF-8{offset}" + (f": {why}" if why else "") + f"; {consequence(kind, profile_label)}; "
+            "hermes-audit cannot scan its text either")
+
+
+def _severity(kind: DocumentKind):
+    from hermes_audit.findings import Severity
+
+    return Severity.MEDIUM if kind.is_memory_store else Severity.LOW
+
+
+def input_findings(doc, verdict, profile, rules) -> list:
+    """HA951 findings for a document that is not UTF-8 (whatever its kind), when HA951 is among ``rules``.
+
+    The finding sits at line 1, column 1 (the document has no text). Its
+    severity is medium for a memory store (all memory is lost), low otherwise.
+    """
+    from hermes_audit.engine.engine import make_finding
+
+    if doc.read.status is not ReadStatus.NOT_UTF8:
+        return []
+    rule = next((r for r in rules if r.code == NOT_UTF8), None)
+    if rule is None:
+        return []
+    msg = not_utf8_message(doc.read, doc.kind, profile.label)
+    return [make_finding(doc, rule, 0, 0, msg, severity=_severity(doc.kind))]
+
+
+# ---------------------------------------------------------------------------------------------------
+# The `input-encoding` detector
+
+
+def scenario_bytes(text: str) -> Optional[bytes]:
+    """The bytes of a bytes scenario (see the module docstring), or ``None`` when ``text`` is not one.
+
+    Everything after the first line is encoded as UTF-8, then Python escapes
+    (``\\xNN``, ``\\n``, ``\\\\``) are turned into bytes.
+    """
+    if not text.startswith(BYTES_MAGIC):
+        return None
+    _, _, body = text.partition("\n")
+    try:
+        data, _ = codecs.escape_decode(body.encode("utf-8", "surrogatepass"))
+    except (ValueError, UnicodeError):
+        return None
+    return bytes(data)
+
+
+def _nul_hit(text: str, offset_base: int = 0):
+    from hermes_audit.engine.detectors import DetectorHit
+    from hermes_audit.findings import Severity
+
+    first = text.find("\x00")
+    if first == -1:
+        return None
+    count = text.count("\x00")
+    in_sniff = len(text[:first].encode("utf-8", "surrogatepass")) < GIT_BINARY_SNIFF_BYTES
+    if in_sniff:
+        where = ("in the first 8,000 bytes, so git and GitHub treat the file as binary and show no diff of it: "
+                 "a reviewer never sees what Hermes loads")
+        sev = Severity.MEDIUM
+    else:
+        where = "after the first 8,000 bytes (git still shows a diff); Hermes passes them to the model as they are"
+        sev = Severity.LOW
+    end = first
+    while end < len(text) and text[end] == "\x00":
+        end += 1
+    return DetectorHit(offset_base + first, offset_base + end,
+                       {"count": f"{count:,}", "where": where}, severity=sev)
+
+
+def detect_input(text: str, params: dict) -> Iterator:
+    """Detector ``input-encoding``. ``params["check"]``:
+
+    * ``not-utf8``: only bytes scenarios yield a hit (real files that are not
+      UTF-8 are reported by :func:`input_findings`); spans the first line;
+    * ``nul``: one hit at the first run of NUL characters (in a bytes scenario:
+      of the decoded bytes, reported at the first line), severity medium when it
+      lies in the first 8,000 bytes (git's binary test), else low.
+    """
+    from hermes_audit.engine.detectors import DetectorHit
+
+    check = params.get("check")
+    data = scenario_bytes(text)
+    first_line = max(1, text.find("\n") if "\n" in text else len(text))
+    if check == "not-utf8":
+        if data is None:
+            return
+        read = decode_bytes(data)
+        if read.status is ReadStatus.NOT_UTF8:
+            kind = DocumentKind(params.get("document_kind") or "generic")
+            label = "Hermes " + str(params.get("hermes", "latest"))
+            yield DetectorHit(0, first_line, {"message": not_utf8_message(read, kind, label)},
+                              severity=_severity(kind))
+    elif check == "nul":
+        if data is not None:
+            read = decode_bytes(data)
+            if read.text is not None:
+                hit = _nul_hit(read.text)
+                if hit is not None:
+                    yield DetectorHit(0, first_line, hit.fields, severity=hit.severity)
+            return
+        hit = _nul_hit(text)
+        if hit is not None:
+            yield hit
+
+
+# ---------------------------------------------------------------------------------------------------
+# Duplicate keys in YAML
+
+
+def duplicate_yaml_keys(text: str) -> list[tuple[str, int, int, int]]:
+    """Keys that appear more than once in one YAML mapping: ``(key, start, end, first_line)``.
+
+    ``start``/``end`` is the character span of the repeated key in ``text``
+    and ``first_line`` (1-based) the line of its first occurrence. Keys are
+    compared as resolved scalars (tag and text), merge keys (``<<``) are
+    skipped. Text that is not valid YAML, nested too deeply or larger than
+    :data:`MAX_DUPLICATE_CHECK_NODES` nodes yields what was found so far (the
+    bounded loader reports the problem itself). Never constructs objects.
+    """
+    import yaml
+
+    loader = yaml.SafeLoader(text)
+    try:
+        try:
+            root = loader.get_single_node()
+        except (yaml.YAMLError, RecursionError):
+            return []
+    finally:
+        loader.dispose()
+    out: list[tuple[str, int, int, int]] = []
+    if root is None:
+        return out
+    stack = [root]
+    seen_nodes: set[int] = set()
+    while stack and len(seen_nodes) < MAX_DUPLICATE_CHECK_NODES:
+        node = stack.pop()
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first: dict[tuple[str, str], int] = {}
+            for k, v in node.value:
+                stack.append(v)
+                if not isinstance(k, yaml.ScalarNode):
+                    stack.append(k)
+                    continue
+                if k.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = (k.tag, k.value)
+                if key in first:
+                    out.append((k.value, k.start_mark.index, k.end_mark.index, first[key]))
+                else:
+                    first[key] = k.start_mark.line + 1
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    out.sort(key=lambda d: d[1])
+    return out
+
+
+def detect_duplicate_keys(text: str, params: dict) -> Iterator:
+    """Detector ``yaml-duplicate-keys``: one hit per repeated key (see :func:`duplicate_yaml_keys`)."""
+    from hermes_audit.engine.detectors import DetectorHit
+    from hermes_audit.engine.unicode_chars import printable
+
+    for key, start, end, first_line in duplicate_yaml_keys(text):
+        yield DetectorHit(start, max(end, start + 1), {"key": printable(key, 80), "first_line": str(first_line)})
