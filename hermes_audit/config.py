@@ -118,20 +118,22 @@ def parse_table(table: Any, path: Path) -> Config:
     return cfg
 
 
-def _read_toml(path: Path) -> dict:
+def _read_toml(path: Path, root: Optional[Path] = None) -> dict:
+    """Parse a TOML file, read safely: bounded size, never a FIFO, and (with ``root``) never
+    through a symlink that leaves the repository. Raises :class:`ConfigError`."""
+    from hermes_audit.documents.reader import ReadStatus, read_file
+
+    res = read_file(path, root.resolve() if root is not None else None, max_bytes=MAX_CONFIG_BYTES)
+    if res.status is ReadStatus.OVERSIZED:
+        raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES:,} bytes")
+    if res.status is not ReadStatus.OK or res.text is None:
+        raise ConfigError(f"{path}: cannot read: {res.detail}")
     try:
-        if path.stat().st_size > MAX_CONFIG_BYTES:
-            raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES:,} bytes")
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except ConfigError:
-        raise
+        return tomllib.loads(res.text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     except RecursionError:
         raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
 
 
 def load_config(root: Path, explicit: Optional[Path] = None) -> Config:
@@ -150,13 +152,13 @@ def load_config(root: Path, explicit: Optional[Path] = None) -> Config:
             table = data.get("tool", {}).get("hermes-audit", data)
         return parse_table(table, explicit)
     dedicated = root / ".hermes-audit.toml"
-    if dedicated.is_file():
-        data = _read_toml(dedicated)
+    if dedicated.is_file() or dedicated.is_symlink():
+        data = _read_toml(dedicated, root)
         table = data.get("tool", {}).get("hermes-audit", data) if "tool" in data else data
         return parse_table(table, dedicated)
     pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        data = _read_toml(pyproject)
+    if pyproject.is_file() or pyproject.is_symlink():
+        data = _read_toml(pyproject, root)
         tool = data.get("tool", {})
         if isinstance(tool, dict) and "hermes-audit" in tool:
             return parse_table(tool["hermes-audit"], pyproject)

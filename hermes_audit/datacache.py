@@ -85,18 +85,9 @@ def write(kind: str, key: str, data: Any) -> bool:
         return False
     try:
         body = json.dumps({"key": key, "data": data}, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        import tempfile
+        from hermes_audit.atomic import atomic_write_bytes
 
-        fd, tmp = tempfile.mkstemp(prefix=f".{kind}-", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(body)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        atomic_write_bytes(path, body, mode=0o600, create_parents=True)
         _prune(path.parent, kind, keep=path)
         return True
     except (OSError, ValueError, TypeError, RecursionError):

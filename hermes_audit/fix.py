@@ -29,11 +29,11 @@ from __future__ import annotations
 import difflib
 import os
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
+from hermes_audit.atomic import atomic_write_bytes
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.reader import ReadStatus, read_file
 from hermes_audit.engine import detectors as det
@@ -210,22 +210,7 @@ def write_plan(plan: FixPlan, root: Optional[Path] = None) -> None:
     if again.status is not ReadStatus.OK or again.text != plan.original:
         raise FixError(f"{_shown(plan.path)}: changed since it was scanned; not fixed")
     data = plan.fixed.encode("utf-8", "surrogatepass")
-    directory = path.parent
-    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".hermes-audit-fix-", dir=str(directory))
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, stat.S_IMODE(st.st_mode))
-        os.replace(tmp, path)
-        tmp = None
+        atomic_write_bytes(path, data, mode=stat.S_IMODE(st.st_mode))
     except OSError as exc:
         raise FixError(f"{_shown(plan.path)}: cannot write: {exc.strerror or exc}") from None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass

@@ -23,7 +23,7 @@ from hermes_audit.hermes import memory as mem
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.hermes.verdict import BLOCKED, verdict_for
-from hermes_audit.scan import FileReport, ScanOptions, ScanResult, parity_findings, select_rules
+from hermes_audit.scan import FileReport, ScanOptions, ScanResult, input_findings, parity_findings, select_rules
 
 
 class MemoryInputError(Exception):
@@ -44,12 +44,13 @@ class MemoryAudit:
         return mem.snapshot(self.stores, self.config)
 
     def exit_code(self) -> int:
-        """1 for findings at/above --fail-on or an entry Hermes blocks; 3 incomplete; else 0."""
+        """1 for findings at/above --fail-on, an entry Hermes blocks or a store Hermes fails to load
+        (:func:`load_failure`: it is not UTF-8, or reading it hangs); 3 incomplete; else 0."""
         if self.result.incomplete:
             return 3
         if self.result.failing_findings():
             return 1
-        if any(s.status == "blocked" for s in self.stores):
+        if any(s.status == "blocked" or load_failure(s, self.config) for s in self.stores):
             return 1
         return 0
 
@@ -159,16 +160,52 @@ def audit_memory(
             continue
         result.files.append(FileReport(doc, verdict))
         found = [f for f in parity_findings(doc, verdict, profile) if f.rule_id in codes]
+        found.extend(input_findings(doc, verdict, profile, rules))  # HA951: not UTF-8, no memory loads
+        found.extend(_hang_findings(doc, cfg, profile, catalog, codes))  # HA608: reading it never returns
         er = engine.run(doc)
         found.extend(er.findings)
         result.errors.extend(er.errors)
         if doc.read.status is ReadStatus.OVERSIZED:
             result.errors.append(EngineError("memory", doc.path, rep.note))
-        texts = [(doc.text or "")[f.span.start:f.span.end] for f in found]
+        texts = [doc.slice(f.span.start, f.span.end) for f in found]
         assign_fingerprints(found, texts)
         result.findings.extend(f for f in found if f.severity >= min_severity)
     result.findings.sort(key=lambda f: (f.path, f.start.line, f.start.column, f.rule_id))
     return audit
+
+
+def load_failure(store: mem.StoreReport, cfg: mem.MemoryConfig) -> bool:
+    """True when Hermes loads no memory because of this store's file: it is not UTF-8
+    (``MemoryStore.load_from_disk`` raises; hermes-agent 0.19.0 ``agent/agent_init.py`` swallows the error
+    and runs without memory) or it is a FIFO or device whose read blocks the session start
+    (:func:`hermes_audit.hermes.verdict.read_blocks`). Only when config.yaml enables a memory block."""
+    from hermes_audit.hermes.profiles import get_profile
+    from hermes_audit.hermes.verdict import read_blocks
+
+    doc = store.document
+    if doc is None or not any(cfg.enabled.values()):
+        return False
+    if doc.read.status is ReadStatus.NOT_UTF8:
+        return True
+    return read_blocks(doc.kind, doc.read, get_profile("latest"), doc.path)
+
+
+def _hang_findings(doc: Document, cfg: mem.MemoryConfig, profile, catalog: Catalog, codes: set[str]) -> list[Finding]:
+    """HA608 (``context-read-hangs``, rules/loading.yaml) for a store that is a FIFO or device: both profiles
+    read the memory stores with a plain ``read_text()`` at session start (``tools/memory_tool.py``
+    ``MemoryStore._read_file``), which never returns. Nothing when config.yaml disables both blocks
+    (Hermes then creates no memory store)."""
+    from hermes_audit.engine.engine import make_finding
+    from hermes_audit.hermes.verdict import read_blocks, unreadable_consequence
+
+    rule = catalog.find("context-read-hangs")
+    if rule is None or rule.code not in codes or not any(cfg.enabled.values()):
+        return []
+    if not read_blocks(doc.kind, doc.read, profile, doc.path):
+        return []
+    what = doc.read.file_type or "special file"
+    msg = f"{doc.path} is a {what}: {unreadable_consequence(doc.kind, doc.read, profile, doc.path)}"
+    return [make_finding(doc, rule, 0, 0, msg)]
 
 
 def _with_limits(rule: Rule, cfg: mem.MemoryConfig) -> Rule:

@@ -18,7 +18,7 @@ from hermes_audit.documents.kinds import DocumentKind, classify
 from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, ReadStatus, read_file
 from hermes_audit.engine.catalog import DEFAULT_VERSION, Catalog, Rule, load_catalog
 from hermes_audit.engine.engine import Engine, EngineError, make_finding
-from hermes_audit.findings import Finding, Severity, assign_fingerprints
+from hermes_audit.findings import Finding, Position, Severity, Span, assign_fingerprints
 from hermes_audit.hermes.profiles import VersionProfile, get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.hermes.verdict import BLOCKED, WARNED, HermesVerdict, manifest_state_from_text, verdict_for
@@ -297,6 +297,28 @@ def _path_ignored(f: Finding, per_path: dict[str, list[str]], catalog_rules: lis
     return False
 
 
+def audit_tail(doc: Document, engine: Engine) -> tuple[list[Finding], list[EngineError]]:
+    """Audit findings in the kept tail of an oversized file, with spans and positions in the whole file.
+
+    The reader starts the tail at a line start and records its offset, line and column
+    (:class:`~hermes_audit.documents.reader.ReadResult`); files whose middle was skipped unread
+    have no known tail position and get no tail findings.
+    """
+    r = doc.read
+    if r.status is not ReadStatus.OVERSIZED or not r.tail or r.tail_line is None or r.tail_start is None:
+        return [], []
+    if doc.text is not None and r.tail_start < len(doc.text):
+        return [], []  # the head already covers it
+    sub_doc = Document.from_text(r.tail, doc.path, doc.kind)
+    res = engine.run(sub_doc)
+    col0 = (r.tail_column or 1) - 1
+    for f in res.findings:
+        f.span = Span(f.span.start + r.tail_start, f.span.end + r.tail_start)
+        f.start = Position(f.start.line + r.tail_line - 1, f.start.column + (col0 if f.start.line == 1 else 0))
+        f.end = Position(f.end.line + r.tail_line - 1, f.end.column + (col0 if f.end.line == 1 else 0))
+    return res.findings, res.errors
+
+
 def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Catalog] = None) -> ScanResult:
     """Scan ``paths`` and return documents, verdicts and findings (filtered by the options).
 
@@ -326,9 +348,12 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
             found.extend(input_findings(doc, verdict, profile, rules))  # issue 9: encoding notes
             er = engine.run(doc)
             found.extend(er.findings)
+            tail_findings, tail_errors = audit_tail(doc, engine)
+            found.extend(tail_findings)
+            er.errors.extend(tail_errors)
             ran = {r.code for r in rules if r.is_parity or r.applies_to(doc.kind)}
             apply_suppressions(doc, found, rule_index, ran, catalog.parity, honour=not options.no_suppressions)
-            texts = [(doc.text or "")[f.span.start:f.span.end] for f in found]
+            texts = [doc.slice(f.span.start, f.span.end) for f in found]
             assign_fingerprints(found, texts)
             kept = [f for f in found if f.severity >= options.min_severity
                     and not (options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules))]
@@ -339,6 +364,10 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     from hermes_audit.parallel import map_documents  # issue 8: several cores for big trees
 
     for doc, (verdict, kept, errors) in zip(docs, map_documents(scan_document, docs, all_rules, options.jobs)):
+        if doc.read.status is ReadStatus.OVERSIZED:
+            part = "its head and its tail" if doc.read.tail_line is not None else "its head"
+            result.notes.append(f"{doc.path}: {doc.read.detail}; only {part} were audited (raise --max-file-size "
+                                "to read it whole)")
         if verdict is not None:
             result.files.append(FileReport(doc, verdict))
         result.errors.extend(errors)
@@ -376,7 +405,7 @@ def _add_loading_findings(result: ScanResult, paths: Sequence[Path], catalog: Ca
     for doc, found in lr.by_document:
         ran = {f.rule_id for f in found}
         apply_suppressions(doc, found, rule_index, ran, catalog.parity, honour=not options.no_suppressions)
-        assign_fingerprints(found, [(doc.text or "")[f.span.start:f.span.end] for f in found])
+        assign_fingerprints(found, [doc.slice(f.span.start, f.span.end) for f in found])
         for f in found:
             if f.severity < options.min_severity:
                 continue
@@ -416,7 +445,7 @@ def _add_prompt_findings(result: ScanResult, paths: Sequence[Path], catalog: Cat
         found = [f for f in found if not any((f.path, d) in have for d in _PROMPT_DUPLICATES.get(f.rule_id, ()))]
         ran = {f.rule_id for f in found}
         apply_suppressions(doc, found, rule_index, ran, catalog.parity, honour=not options.no_suppressions)
-        assign_fingerprints(found, [(doc.text or "")[f.span.start:f.span.end] for f in found])
+        assign_fingerprints(found, [doc.slice(f.span.start, f.span.end) for f in found])
         for f in found:
             if f.severity < options.min_severity:
                 continue

@@ -16,7 +16,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from hermes_audit.cli.main import cli
 from hermes_audit.engine.catalog import CatalogError, default_rules_dir, load_catalog
 from hermes_audit.hermes.context import read_hermes_config
 from hermes_audit.hermes.distribution import YamlLimitError, load_yaml_bounded, parse_manifest_text
@@ -185,22 +187,21 @@ TOML = {
 
 @pytest.mark.parametrize("name", sorted(TOML))
 @pytest.mark.parametrize("where", [".hermes-audit.toml", "pyproject.toml"])
-def test_hostile_configuration_is_one_line_exit_2(tmp_path, name, where):
+def test_hostile_configuration_is_one_line_exit_2(tmp_path, monkeypatch, name, where):
     body, needle = TOML[name]
     if where == "pyproject.toml" and isinstance(body, str) and name not in ("huge",):
         body = "[tool.hermes-audit]\n" + body
     path = tmp_path / where
     path.write_bytes(body if isinstance(body, bytes) else body.encode("utf-8"))
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    p = _cli("scan", ".", cwd=tmp_path, timeout=60)
-    if where == "pyproject.toml" and name == "huge":
-        needle = "larger than"
-    assert p.returncode == 2, (p.stdout, p.stderr)
-    err = p.stderr.strip()
+    (tmp_path / ".git").mkdir()  # the configuration is looked up at the repository root
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(cli, ["scan", "--no-git", "."], catch_exceptions=False)
+    assert r.exit_code == 2, r.output
+    err = r.stderr.strip()
     assert err.startswith("hermes-audit: error:") and "\n" not in err and needle in err, err
     assert "\x1b" not in err
     # --no-config ignores the repository's file entirely
-    assert _cli("scan", "--no-config", ".", cwd=tmp_path, timeout=60).returncode == 0
+    assert CliRunner().invoke(cli, ["scan", "--no-git", "--no-config", "."]).exit_code == 0
 
 
 # --- rule files ----------------------------------------------------------------------------------

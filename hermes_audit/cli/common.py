@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Optional
 
@@ -34,18 +33,21 @@ def one_line(text: str, limit: int = 2000) -> str:
     return safe_path(text)[:limit]
 
 
-def write_output(text: str, output: Optional[Path]) -> None:
-    """Write to ``output`` atomically (temp file + rename), or to stdout."""
+def write_output(text: str, output: Optional[Path], color: Optional[bool] = None) -> None:
+    """Write to ``output`` atomically (see :mod:`hermes_audit.atomic`), or to stdout.
+
+    ``color`` forces ANSI styles to be kept (``True``) or stripped (``False``) on
+    stdout; ``None`` lets click decide (kept only on a terminal). Missing parent
+    directories of ``output`` are created (CI reports go to new folders). Raises :class:`CliError` (exit 2).
+    """
     if output is None:
-        click.echo(text, nl=False)
+        click.echo(text, nl=False, color=color)
         return
+    from hermes_audit.atomic import atomic_write_text
+
     out = Path(output)
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".hermes-audit-", dir=str(out.parent))
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, out)
+        atomic_write_text(out, click.unstyle(text), create_parents=True)
     except OSError as exc:
         raise CliError(f"cannot write {output}: {exc.strerror or exc}") from None
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Optional
 
@@ -97,20 +96,9 @@ def hook_entry(indent: int = 2) -> str:
 
 
 def _atomic_write(path: Path, text: str, mode: Optional[int] = None) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".hermes-audit-", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    from hermes_audit.atomic import atomic_write_text
+
+    atomic_write_text(path, text, mode, create_parents=True)
 
 
 def _read_text(path: Path) -> str:

@@ -81,7 +81,7 @@ def render_text(audit, color: bool) -> str:
 
 
 @click.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path, readable=False))
 @click.option("--profile", "profile_name", default=None, metavar="NAME",
               help="Read the profile NAME (HERMES_HOME/profiles/NAME) instead of the home itself.")
 @click.option("--hermes-version", type=click.Choice(["latest", "0.19"]), default="latest", show_default=True,

@@ -14,10 +14,14 @@ FORMATS = ["text", "json", "sarif", "github"]
 SEVERITIES = ["info", "low", "medium", "high", "critical"]
 
 
-def _split(values: tuple[str, ...]) -> list[str]:
+def _split(values: tuple[str, ...], option: str = "--select") -> list[str]:
+    """Comma-separated selectors from a repeatable option; an empty one is a usage error."""
     out: list[str] = []
     for v in values:
-        out.extend(x.strip() for x in v.split(",") if x.strip())
+        parts = [x.strip() for x in v.split(",") if x.strip()]
+        if not parts:
+            raise CliError(f"{option} needs a rule code, code prefix, name or family")
+        out.extend(parts)
     return out
 
 
@@ -41,11 +45,11 @@ def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -
         return github.render(result)
     from hermes_audit.reporters import text
 
-    return text.render(result, color=color)
+    return text.render(result, color=color, include_suppressed=bool((extra or {}).get("include_suppressed")))
 
 
 @click.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path, readable=False))
 @click.option("--hermes-version", type=click.Choice(["latest", "0.19"]), default=None,
               help="Hermes version profile to predict [default: latest].")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
@@ -75,7 +79,8 @@ def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -
               help="Auditor's mode: ignore inline suppressions, the repository's own configuration and any "
                    "baseline inside the scanned repository.")
 @click.option("--include-suppressed", is_flag=True, default=False,
-              help="SARIF: also write suppressed findings (GitHub shows them as open alerts) [default: left out].")
+              help="Also show suppressed findings (inline suppressions, baseline) in text and SARIF output; JSON always "
+                   "lists them with their reason. SARIF leaves them out by default because GitHub shows them as open alerts.")
 @click.option("--sarif-category", default=None, metavar="ID",
               help="SARIF runAutomationDetails.id, so several uploads for one commit do not replace each other "
                    "[default: hermes-audit/<hermes-version>/].")
@@ -131,7 +136,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     opts = ScanOptions(
         hermes_version=hermes_version or cfg.hermes_version or "latest",
         select=_split(select) or cfg.select,
-        ignore=_split(ignore) or cfg.ignore,
+        ignore=_split(ignore, "--ignore") or cfg.ignore,
         min_severity=Severity.parse(min_severity) if min_severity else (cfg.min_severity or Severity.INFO),
         fail_on=Severity.parse(fail_on) if fail_on else (cfg.fail_on or Severity.HIGH),
         fail_on_blocked=False if no_fail_on_blocked else (cfg.fail_on_blocked if cfg.fail_on_blocked is not None else True),
@@ -164,6 +169,8 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
         result = run_fix(result, targets, opts, fix=fix, hermes_blocking=fix_hermes_blocking, diff=show_diff)
     result.notes[:0] = notes
     finish_baseline(result, write_baseline)
-    extra = {"include_suppressed": include_suppressed, "category": sarif_category, "root": root} if fmt == "sarif" else None
-    write_output(render_result(result, fmt, color_enabled(color) and output is None, extra), output)
+    extra = ({"include_suppressed": include_suppressed, "category": sarif_category, "root": root} if fmt == "sarif"
+             else {"include_suppressed": include_suppressed} if fmt == "text" else None)
+    use_color = color_enabled(color) and output is None
+    write_output(render_result(result, fmt, use_color, extra), output, color=True if use_color else None)
     sys.exit(result.exit_code())

@@ -8,7 +8,7 @@ from typing import Optional
 
 from hermes_audit.documents.kinds import DocumentKind, hermes_label
 from hermes_audit.documents.reader import ReadResult, ReadStatus, decode_bytes, read_file
-from hermes_audit.findings import LineIndex
+from hermes_audit.findings import LineIndex, Position
 
 
 @dataclass
@@ -27,6 +27,7 @@ class Document:
     abs_path: Optional[Path] = None
     label: str = ""
     _lines: Optional[LineIndex] = field(default=None, repr=False)
+    _tail_lines: Optional[LineIndex] = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not self.label:
@@ -45,6 +46,36 @@ class Document:
         if self._lines is None:
             self._lines = LineIndex(self.text or "")
         return self._lines
+
+    def _tail_known(self) -> bool:
+        r = self.read
+        return r.tail is not None and r.tail_start is not None and r.tail_line is not None
+
+    @property
+    def extent(self) -> int:
+        """Characters addressable by offsets: the text, or the whole file for an oversized one whose
+        tail position is known (offsets from ``read.tail_start`` address ``read.tail``)."""
+        if self._tail_known():
+            return self.read.total_chars
+        return len(self.text or "")
+
+    def slice(self, start: int, end: int) -> str:
+        """Characters ``[start, end)``; offsets past the head of an oversized file address its tail."""
+        r = self.read
+        if self._tail_known() and start >= r.tail_start:
+            return r.tail[start - r.tail_start:end - r.tail_start]
+        return (self.text or "")[start:end]
+
+    def position(self, offset: int) -> Position:
+        """1-based line and column of ``offset`` (see :meth:`slice` for oversized files)."""
+        r = self.read
+        if self._tail_known() and offset >= r.tail_start:
+            if self._tail_lines is None:
+                self._tail_lines = LineIndex(r.tail)
+            p = self._tail_lines.position(offset - r.tail_start)
+            col = p.column + ((r.tail_column or 1) - 1 if p.line == 1 else 0)
+            return Position(p.line + r.tail_line - 1, col)
+        return self.lines.position(offset)
 
     @classmethod
     def from_path(

@@ -69,6 +69,11 @@ class ReadResult:
     bom: Optional[str] = None  # "utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"
     #: For a file that is not UTF-8: up to 4 bytes from the first invalid one (to name the encoding).
     bad_bytes: Optional[bytes] = None
+    #: Oversized files: where ``tail`` starts in the whole file, as a character offset and a
+    #: 1-based line and column (``None`` when the middle was skipped unread and they are unknown).
+    tail_start: Optional[int] = None
+    tail_line: Optional[int] = None
+    tail_column: Optional[int] = None
 
     @property
     def readable(self) -> bool:
@@ -193,6 +198,8 @@ def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
     tail = ""
     total_chars = 0
     total_bytes = 0
+    newlines = 0
+    nl_last = nl_prev = -1  # absolute offsets of the last two "\n" seen
     first = True
     bom = None
     while True:
@@ -214,6 +221,15 @@ def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
                 bad_bytes=bytes(exc.object[exc.start:exc.start + 4]),
             )
         total_bytes += len(chunk)
+        count = piece.count("\n")
+        if count:
+            last = piece.rfind("\n")
+            if count >= 2:
+                nl_prev = total_chars + piece.rfind("\n", 0, last)
+            else:
+                nl_prev = nl_last
+            nl_last = total_chars + last
+            newlines += count
         total_chars += len(piece)
         if head_len < OVERSIZE_HEAD_CHARS:
             take = piece[: OVERSIZE_HEAD_CHARS - head_len]
@@ -222,16 +238,37 @@ def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
         tail = (tail + piece)[-OVERSIZE_TAIL_CHARS:]
         if final:
             break
+    tail, tail_start, tail_line, tail_column = _align_tail(tail, total_chars, newlines, nl_last, nl_prev)
     return ReadResult(
         ReadStatus.OVERSIZED,
         text="".join(head_parts),
         tail=tail,
+        tail_start=tail_start,
+        tail_line=tail_line,
+        tail_column=tail_column,
         size_bytes=total_bytes,
         total_chars=total_chars,
         detail=f"oversized ({total_bytes:,} bytes); read as a {OVERSIZE_HEAD_CHARS:,}-character head and a "
         f"{OVERSIZE_TAIL_CHARS:,}-character tail",
         bom=bom,
     )
+
+
+def _align_tail(buf: str, total_chars: int, newlines: int, nl_last: int, nl_prev: int) -> tuple[str, int, int, int]:
+    """Start a kept tail at a line start when it holds a line break; return it with its offset, line and column.
+
+    ``newlines`` counts every ``\\n`` of the file; ``nl_last``/``nl_prev`` are the offsets of the
+    last two (``-1`` when absent). Lines count ``\\n`` only, as :class:`~hermes_audit.findings.LineIndex` does.
+    """
+    i = buf.find("\n")
+    if 0 <= i < len(buf) - 1:
+        tail = buf[i + 1:]
+        start = total_chars - len(tail)
+        return tail, start, newlines - tail.count("\n") + 1, 1
+    start = total_chars - len(buf)
+    k = buf.count("\n")  # 0, or 1 when the buffer's only line break is its last character
+    before = nl_last if k == 0 else nl_prev  # the last line break before the tail
+    return buf, start, newlines - k + 1, start - before
 
 
 def _read_head_tail(fh, size: int) -> ReadResult:

@@ -128,11 +128,11 @@ def make_finding(
     decoded: Optional[str] = None,
 ) -> Finding:
     """A finding for ``rule`` at ``[start, end)`` of the document text, snippet redacted and escaped."""
-    text = doc.text or ""
-    end = max(end, start + 1) if text else end
-    end = min(end, len(text))
+    extent = doc.extent
+    end = max(end, start + 1) if extent else end
+    end = min(end, extent)
     start = min(start, end)
-    matched = text[start:end]
+    matched = doc.slice(start, end)
     return Finding(
         rule_id=rule.code,
         rule_name=rule.name,
@@ -141,8 +141,8 @@ def make_finding(
         confidence=confidence if confidence is not None else rule.confidence,
         path=doc.path,
         span=Span(start, end),
-        start=doc.lines.position(start),
-        end=doc.lines.position(end),
+        start=doc.position(start),
+        end=doc.position(end),
         message=message,
         snippet=uc.printable(redact(matched), SNIPPET_CHARS),
         hermes_pattern_id=hermes_pattern_id,

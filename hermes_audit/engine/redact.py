@@ -23,3 +23,25 @@ def redact(text: str) -> str:
         return m.group("pem") + "****"
 
     return _SECRET_SHAPES.sub(repl, text)
+
+
+def redact_in_place(text: str) -> str:
+    """``text`` with each secret value's characters after the first four replaced by ``*``.
+
+    Unlike :func:`redact` the length is unchanged, so offsets and columns computed
+    on the original text still point at the same characters (used for source
+    excerpts with carets).
+    """
+
+    def repl(m: "regex.Match[str]") -> str:
+        if m.group("keep"):
+            secret = m.group("secret")
+            return m.group("keep") + secret[:4] + "*" * (len(secret) - 4)
+        if m.group("kv"):
+            value = m.group("value")
+            return m.group("kv") + value[:4] + "*" * (len(value) - 4)
+        whole = m.group(0)
+        head = m.group("pem")
+        return head + "".join(c if c in "\r\n" else "*" for c in whole[len(head):])
+
+    return _SECRET_SHAPES.sub(repl, text)

@@ -774,7 +774,9 @@ class _Sim:
             e.status, e.reason = MISSING, f"{rd.detail}; Hermes treats it as absent"
             return
         if rd.status is ReadStatus.NOT_REGULAR:
-            e.status, e.reason = SKIPPED, f"{rd.detail}; Hermes cannot read it and moves on"
+            from hermes_audit.hermes.verdict import unreadable_consequence  # (verdict imports this module's peers)
+
+            e.status, e.reason = SKIPPED, f"{rd.detail}; {unreadable_consequence(e.kind, rd, self.p, e.path)}"
             return
         if rd.status is ReadStatus.NOT_UTF8:
             e.status, e.reason = SKIPPED, f"{rd.detail}; {self.p.label} fails to decode it and treats it as absent"

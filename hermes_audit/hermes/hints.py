@@ -225,6 +225,11 @@ class HintReport:
     disabled: Optional[str] = None
     mode: str = "trace"
     notes: list[str] = field(default_factory=list)
+    #: Absolute paths of hint-named FIFOs and character devices the tracker saw and skipped
+    #: (``is_file()`` is False); a session started in their directory may still read them.
+    special_files: list[str] = field(default_factory=list)
+    #: Directories the worst case (``all_dirs``) visited, parents first.
+    visited: list[str] = field(default_factory=list)
 
     @property
     def hints(self) -> list[Hint]:
@@ -404,6 +409,8 @@ class HintTracker:
         self.enabled = enabled
         self.loaded: set[str] = {self.working_dir}
         self.digests: set[str] = set()
+        #: hint-named FIFOs and character devices seen (skipped: ``is_file()`` is False)
+        self.special_files: list[str] = []
         self.home_like = self.latest and is_home_like(self.working_dir, self.home)
         self.calls = 0
         if self.latest:
@@ -574,6 +581,8 @@ class HintTracker:
                 continue
             if t != "file":
                 tried.append(HintCandidate(name, "skipped", f"a {t}, not a regular file (is_file() is False)"))
+                if t in ("fifo", "chardev"):
+                    self.special_files.append(p)
                 continue
             if self.latest and not self._target_ok(p):
                 tried.append(HintCandidate(name, "skipped", "a symlink to outside the working directory or to a "
@@ -849,6 +858,7 @@ def simulate_hints(
             for d in todo:
                 if d in tracker.loaded or not tracker._valid_subdir(d):
                     continue
+                report.visited.append(d)
                 h = tracker.load_directory(d)
                 if h is None:
                     continue
@@ -859,9 +869,11 @@ def simulate_hints(
                 elif h.text is not None:
                     c.text = "\n\n" + h.text
                 report.calls.append(c)
+        report.special_files = list(tracker.special_files)
         return report
     for tool, args in calls:
         report.calls.append(tracker.check_tool_call(tool, args))
+    report.special_files = list(tracker.special_files)
     return report
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from hermes_audit.documents.document import Document
+from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.findings import Finding
 from hermes_audit.hermes.profiles import VersionProfile
 from hermes_audit.hermes.threats import ThreatScanner
@@ -143,6 +144,7 @@ def loading_findings(
         only = None if dirs else [os.path.dirname(f) for f in files if os.path.isabs(f)]
         hr = simulate_hints(session, [], profile, scanner, fs=fs, all_dirs=True, directories=only)
         issues.extend(hint_issues(hr, scanner, audit))
+        issues.extend(subdirectory_hang_issues(hr, fs, profile, scanner, cap))
         out.notes.extend(f"hints: {n}" for n in hr.notes)
     kept = [it for it in issues if _inside(it.entry.path, dirs, files)]
 
@@ -162,6 +164,58 @@ def loading_findings(
             f.path = where
         grouped.setdefault(id(doc), (doc, []))[1].extend(made)
     out.by_document = list(grouped.values())
+    return out
+
+
+def subdirectory_hang_issues(hints, fs, profile: VersionProfile, scanner: ThreatScanner, cap) -> list:
+    """HA608 (``context-read-hangs``) issues for FIFOs and character devices below the session directory.
+
+    As a subdirectory hint such a file is skipped (hermes-agent 0.19.0
+    ``agent/subdirectory_hints.py`` checks ``is_file()`` first), but a session
+    *started* in its directory reads it with a plain ``read_text()``
+    (``agent/prompt_builder.py``) and never starts. Candidates are the hint-named
+    special files the hint simulation ``hints`` saw and ``.cursor/rules/*.mdc``
+    special files of the directories it visited; each candidate directory is then
+    simulated as a session directory, so priority is exact (a ``.hermes.md`` or a
+    non-empty ``AGENTS.md`` read first means no hang).
+    """
+    import posixpath
+
+    from hermes_audit.hermes.context import R_HANG, LoadingIssue, safe_type, simulate_context
+
+    dirs: list[str] = []
+    for path in hints.special_files:
+        d = posixpath.dirname(path)
+        if d not in dirs:
+            dirs.append(d)
+    for d in hints.visited:
+        if posixpath.basename(d) != "rules" or posixpath.basename(posixpath.dirname(d)) != ".cursor":
+            continue
+        try:
+            names = fs.listdir(d)
+        except OSError:
+            continue
+        if any(n.endswith(".mdc") and safe_type(fs, posixpath.join(d, n)) in ("fifo", "chardev") for n in names):
+            top = posixpath.dirname(posixpath.dirname(d))
+            if top not in dirs:
+                dirs.append(top)
+    out = []
+    for d in dirs:
+        if d == hints.working_dir:
+            continue  # the session directory itself: the main simulation reports it
+        try:
+            rep = simulate_context(d, profile, scanner, cap, fs=fs)
+        except (ValueError, OSError):
+            continue
+        e = rep.hang
+        if e is None:
+            continue
+        where = posixpath.relpath(d, hints.working_dir)
+        shown = posixpath.relpath(e.path, hints.working_dir)
+        hint = "" if e.kind is DocumentKind.CURSOR_RULE else "; as a subdirectory hint of a session started higher up it is skipped (is_file() is False)"
+        out.append(LoadingIssue(R_HANG, e, 0, 0,
+                                f"{shown} is a {e.fs_type}: a session started in {where}/ makes {profile.label} open it "
+                                f"with a plain read_text() and block forever; the agent never starts{hint}"))
     return out
 
 

@@ -536,10 +536,12 @@ def analyse_store(
         if doc.read.status is ReadStatus.NOT_UTF8:
             note += (f"; {profile.label} raises a decode error in MemoryStore.load_from_disk, "
                      "so neither memory block is loaded")
-        elif doc.read.status is ReadStatus.NOT_REGULAR and doc.read.file_type == "FIFO":
-            note += f"; {profile.label} would block reading it when a session starts"
+        elif doc.read.status in (ReadStatus.NOT_REGULAR, ReadStatus.SYMLINK_ESCAPE):
+            from hermes_audit.hermes.verdict import unreadable_consequence  # (verdict.py imports this module)
+
+            note += f"; {unreadable_consequence(doc.kind, doc.read, profile, doc.path)}"
         else:
-            note += "; Hermes treats it as empty"
+            note += f"; {profile.label} treats it as empty"
         return StoreReport(target, filename, doc, "skipped", note=note)
     text = doc.text
     verdicts, hits = scan_entries(text, filename, scanner, profile)

@@ -167,17 +167,91 @@ def context_scan_unit(text: str, kind: DocumentKind, label: str, profile: Versio
 def _skip_reason(doc: Document, profile: VersionProfile) -> str:
     st = doc.read.status
     if st is ReadStatus.NOT_UTF8:
+        detail = doc.read.detail or "not valid UTF-8"
+        if not detail.startswith("not valid UTF-8"):
+            detail = f"not UTF-8 ({detail})"
         if doc.kind.is_memory_store:
-            return (f"not UTF-8 ({doc.read.detail}); {profile.label} raises a decode error loading the memory store, "
+            return (f"{detail}; {profile.label} raises a decode error loading the memory store, "
                     "so no memory is loaded")
-        return f"not UTF-8 ({doc.read.detail}); {profile.label} ignores the file as if it were absent"
-    if st is ReadStatus.NOT_REGULAR:
-        if doc.read.file_type == "FIFO" and profile.name == "0.19":
-            return f"{doc.read.detail}; {profile.label} would block forever reading it (the session never starts)"
-        return f"{doc.read.detail}; Hermes cannot read it and treats it as absent"
-    if st is ReadStatus.SYMLINK_ESCAPE:
-        return f"{doc.read.detail}; Hermes would follow it and load the target"
+        return f"{detail}; {profile.label} ignores the file as if it were absent"
+    if st in (ReadStatus.NOT_REGULAR, ReadStatus.SYMLINK_ESCAPE):
+        return f"{doc.read.detail}; {unreadable_consequence(doc.kind, doc.read, profile, doc.path)}"
     return f"{doc.read.detail}; Hermes treats it as absent"
+
+
+#: File types (``ReadResult.file_type``) whose plain ``read_text()`` may never return.
+BLOCKING_FILE_TYPES = ("FIFO", "character device")
+
+
+def read_blocks(kind: DocumentKind, read, profile: VersionProfile, path: str = "") -> bool:
+    """True when Hermes (``profile``) reading a file of ``kind`` with this ``read`` result blocks at session start.
+
+    A FIFO or character device is opened with a plain ``Path.read_text()`` (no
+    ``is_file()`` check) by: the memory stores in both profiles
+    (``tools/memory_tool.py`` ``MemoryStore._read_file``, 0.19.0 and 029cfb25);
+    ``SOUL.md``, ``AGENTS.md``/``agents.md``, ``CLAUDE.md``/``claude.md``,
+    ``.cursorrules`` and ``.cursor/rules/*.mdc`` in 0.19.0 only
+    (``agent/prompt_builder.py``; latest opens context files non-blocking, or
+    with a 5-second read deadline). ``.hermes.md`` and subdirectory hints are
+    checked with ``is_file()`` first and never block.
+    """
+    from pathlib import PurePosixPath
+
+    if read is None or read.status is not ReadStatus.NOT_REGULAR or read.file_type not in BLOCKING_FILE_TYPES:
+        return False
+    if kind.is_memory_store:
+        return True
+    if profile.name != "0.19":
+        return False
+    if kind is DocumentKind.AGENTS_MD and PurePosixPath(path.replace("\\", "/")).name == "AGENTS.override.md":
+        return False  # 0.19.0 does not read that name
+    return kind in (DocumentKind.SOUL_MD, DocumentKind.AGENTS_MD, DocumentKind.CLAUDE_MD,
+                    DocumentKind.CURSORRULES, DocumentKind.CURSOR_RULE)
+
+
+def unreadable_consequence(kind: DocumentKind, read, profile: VersionProfile, path: str = "") -> str:
+    """What Hermes (``profile``) does with a file of ``kind`` that hermes-audit did not read.
+
+    ``read`` is its :class:`~hermes_audit.documents.reader.ReadResult` with
+    status ``not-regular`` (a FIFO, device, directory or socket) or
+    ``symlink-escape``; ``path`` its display path (for ``AGENTS.override.md``).
+    One clause, no trailing period; the ``scan`` verdicts, the ``memory`` store
+    notes and the HA608 findings all use it, so they say the same thing.
+    Sources: see :func:`read_blocks`; a symlink is followed by every loader
+    (``Path.exists()``/``read_text()``).
+    """
+    from pathlib import PurePosixPath
+
+    label = profile.label
+    if read is not None and read.status is ReadStatus.SYMLINK_ESCAPE:
+        if kind.is_memory_store:
+            return (f"{label} follows the link and loads the target's entries (a target it cannot read counts as "
+                    "empty); hermes-audit does not read outside the Hermes home: audit the target file directly")
+        return f"{label} follows the link and loads the target; hermes-audit does not read it"
+    if read_blocks(kind, read, profile, path):
+        if kind.is_memory_store:
+            return (f"{label} reads the memory stores with a plain read_text() when a session starts and blocks "
+                    "forever (the session never starts)")
+        if kind is DocumentKind.SOUL_MD:
+            return f"{label} reads SOUL.md with a plain read_text() when a session starts and blocks forever (the session never starts)"
+        where = "in the directory holding .cursor/" if kind is DocumentKind.CURSOR_RULE else "in its directory"
+        hint = "" if kind is DocumentKind.CURSOR_RULE else "; as a subdirectory hint it is skipped (is_file() is False)"
+        return (f"{label} blocks forever in a plain read_text() when a session started {where} reaches it "
+                f"(the session never starts){hint}")
+    ft = read.file_type if read is not None else ""
+    if ft in BLOCKING_FILE_TYPES:
+        if kind is DocumentKind.SOUL_MD:
+            return f"{label} gives up reading it after 5 s (context_file_read_timeout) and uses its default identity"
+        if kind is DocumentKind.HERMES_MD:
+            return f"{label} checks is_file() first and treats it as absent"
+        if kind is DocumentKind.AGENTS_MD and profile.name == "0.19" and \
+                PurePosixPath(path.replace("\\", "/")).name == "AGENTS.override.md":
+            return f"{label} does not read this name"
+        if kind.is_context and kind is not DocumentKind.GENERIC:
+            return f"{label} opens context files non-blocking and skips anything that is not a regular file: it treats it as absent"
+    if kind.is_memory_store:
+        return f"{label} cannot read it and treats the store as empty"
+    return f"{label} cannot read it and treats it as absent"
 
 
 def _locate(scanner: ThreatScanner, unit: ScanUnit, scope: str) -> list[LocatedHit]:

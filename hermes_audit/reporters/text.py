@@ -12,6 +12,7 @@ from typing import Optional
 
 import click
 
+from hermes_audit.engine.redact import redact_in_place
 from hermes_audit.engine.unicode_chars import printable
 from hermes_audit.findings import Finding, Severity
 from hermes_audit.reporters.json_report import safe_path
@@ -25,6 +26,8 @@ _SEV_COLOR = {
 }
 _STATUS_COLOR = {"loaded": "green", "blocked": "red", "warned": "yellow", "skipped": "yellow"}
 _WINDOW = 100
+#: Most characters of a match shown (and underlined) in a source excerpt.
+_MARK_MAX = 80
 
 
 def _style(s: str, color: Optional[str], enabled: bool, bold: bool = False) -> str:
@@ -36,12 +39,12 @@ def _source_excerpt(text: str, f: Finding) -> list[str]:
     lines = text.split("\n")
     if not (1 <= f.start.line <= len(lines)):
         return []
-    line = lines[f.start.line - 1].rstrip("\r")
+    line = redact_in_place(lines[f.start.line - 1].rstrip("\r"))
     col0 = f.start.column - 1
     end0 = f.end.column - 1 if f.end.line == f.start.line else len(line)
     end0 = max(end0, col0 + 1)
     lo = max(0, col0 - 30)
-    hi = min(len(line), max(end0, lo + _WINDOW))
+    hi = min(len(line), max(min(end0, col0 + _MARK_MAX), lo + _WINDOW))
     prefix = ("…" if lo > 0 else "") + printable(line[lo:col0], 10_000)
     marked = printable(line[col0:min(end0, hi)], 10_000) or " "
     suffix = printable(line[min(end0, hi):hi], 10_000) + ("…" if hi < len(line) else "")
@@ -54,10 +57,14 @@ def _source_excerpt(text: str, f: Finding) -> list[str]:
     ]
 
 
-def render(result, color: bool = False, show_source: bool = True) -> str:
+def render(result, color: bool = False, show_source: bool = True, include_suppressed: bool = False) -> str:
+    """The report as one string. Suppressed findings (inline suppressions, baseline) are only
+    counted in the summary unless ``include_suppressed``."""
     out: list[str] = []
     texts = {fr.document.path: fr.document.text or "" for fr in result.files}
     for f in result.findings:
+        if f.suppressed is not None and not include_suppressed:
+            continue
         sev = _style(f.severity.label, _SEV_COLOR[f.severity], color, bold=True)
         head = f"{safe_path(f.path)}:{f.start.line}:{f.start.column}: {_style(f.rule_id, None, color, bold=True)} [{sev}/{f.confidence.label}] {printable(f.message, 400)}"
         if f.suppressed is not None:
@@ -102,4 +109,4 @@ def render(result, color: bool = False, show_source: bool = True) -> str:
     if result.errors:
         tail += f"; {len(result.errors)} error(s): the scan is incomplete"
     out.append(tail + ".")
-    return "\n".join(out) + "\n"
+    return "\n".join(line.rstrip() for line in out) + "\n"
