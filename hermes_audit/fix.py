@@ -73,13 +73,54 @@ class FixPlan:
         return sum(e.end - e.start for e in self.edits)
 
 
+#: Passes of :func:`plan_edits` at most (each pass can only remove characters, so this is never reached
+#: in practice; it bounds the work on a hostile file).
+MAX_FIX_PASSES = 8
+
+
 def plan_edits(text: str, hermes_invisible: Optional[Iterable[str]] = None) -> list[Edit]:
-    """Edits that clean ``text`` (sorted, non-overlapping).
+    """Edits that clean ``text`` (sorted, non-overlapping), in ``text``'s offsets.
 
     ``hermes_invisible`` is the invisible-character set of the Hermes version
     whose blocking should be avoided; when given, legitimate invisible
     characters in it are removed too.
+
+    Removing characters can make a new run: variation selectors separated by
+    zero-width spaces become one payload once the spaces go. The plan is
+    therefore repeated on its own result until nothing is left to fix, so
+    that a second ``--fix`` never changes anything (issue 9).
     """
+    invisible = frozenset(hermes_invisible) if hermes_invisible else None
+    per_char: dict[int, Edit] = {}
+    origin = list(range(len(text)))  # offset in the current text -> offset in ``text``
+    current = text
+    for _ in range(MAX_FIX_PASSES):
+        edits = _plan_once(current, invisible)
+        if not edits:
+            break
+        for e in edits:
+            for i in range(e.start, e.end):
+                o = origin[i]
+                per_char[o] = Edit(o, o + 1, e.replacement, e.reason)
+        current = apply_edits(current, edits)
+        dropped = {i for e in edits if not e.replacement for i in range(e.start, e.end)}
+        origin = [o for i, o in enumerate(origin) if i not in dropped]
+    return _merge(per_char)
+
+
+def _merge(per_char: dict[int, Edit]) -> list[Edit]:
+    out: list[Edit] = []
+    for i in sorted(per_char):
+        e = per_char[i]
+        if out and out[-1].end == e.start and out[-1].reason == e.reason and not e.replacement and not out[-1].replacement:
+            out[-1].end = e.end
+        else:
+            out.append(Edit(e.start, e.end, e.replacement, e.reason))
+    return out
+
+
+def _plan_once(text: str, hermes_invisible: Optional[Iterable[str]] = None) -> list[Edit]:
+    """One pass of :func:`plan_edits`: what the detectors report in ``text`` as it is."""
     edits: dict[int, Edit] = {}
 
     def drop(s: int, e: int, reason: str) -> None:
@@ -105,14 +146,7 @@ def plan_edits(text: str, hermes_invisible: Optional[Iterable[str]] = None) -> l
             for i in range(h.start, h.end):
                 if text[i] in blocked and not (i == 0 and text[i] == "\ufeff"):
                     drop(i, i + 1, "benign-invisible-character (Hermes blocks it)")
-    out: list[Edit] = []
-    for i in sorted(edits):
-        e = edits[i]
-        if out and out[-1].end == e.start and out[-1].reason == e.reason and not e.replacement and not out[-1].replacement:
-            out[-1].end = e.end
-        else:
-            out.append(Edit(e.start, e.end, e.replacement, e.reason))
-    return out
+    return _merge(edits)
 
 
 def apply_edits(text: str, edits: list[Edit]) -> str:

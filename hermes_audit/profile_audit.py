@@ -48,17 +48,21 @@ from hermes_audit.hermes import distribution as dist
 from hermes_audit.hermes import memory as mem
 from hermes_audit.hermes.cron_guard import CronFile, load_cron_catalog, parse_job_text, scan_cron_prompt
 from hermes_audit.hermes.profiles import get_profile
-from hermes_audit.hermes.skills_guard import GuardResult, load_guard_catalog, scan_skill
+from hermes_audit.hermes.skills_guard import (  # GUARD_FAMILY: counted through the guard's decision
+    GUARD_FAMILY,
+    GuardResult,
+    load_guard_catalog,
+    scan_skill,
+)
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.hermes.verdict import BLOCKED, HermesVerdict, verdict_for
 
 #: Path shown for the synthetic install-plan document.
 PLAN_PATH = "<install plan>"
 PLAN_HEADER = "# hermes-audit install plan"
-#: Families run on a cron prompt or a config.yaml prompt string (text that reaches the model).
-PROMPT_FAMILIES = ("injection", "exfiltration", "hidden-content", "unicode")
-#: The family of skills-guard findings (counted through the guard's own decision, not --fail-on).
-GUARD_FAMILY = "hermes-skills-guard"
+#: Families run on a cron prompt or a config.yaml prompt string (text that reaches the model; a cron prompt
+#: is an instruction the agent carries out unattended, so "curl ... | sh" in it is HA501 like anywhere else).
+PROMPT_FAMILIES = ("injection", "exfiltration", "execution", "hidden-content", "unicode")
 #: Largest structured file (mcp.json, config.yaml, cron jobs) the detectors parse.
 MAX_STRUCTURED_CHARS = 4 * 1024 * 1024
 #: Top-level directories whose files are code run by Hermes, scanned with the skills guard.
@@ -105,6 +109,9 @@ class ProfileReport:
     tree: dist.Tree
     refusal: Optional[str] = None
     version_refusal: Optional[str] = None
+    #: distribution.yaml that hermes-audit did not evaluate (too large, an alias bomb Hermes would expand...):
+    #: why, and what Hermes would do with it. Not a Hermes refusal; it makes the distribution not safe.
+    not_evaluated: Optional[str] = None
     plan: Optional[dist.InstallPlan] = None
     installed: bool = False
     findings: list[Finding] = field(default_factory=list)
@@ -197,6 +204,16 @@ def _skill_dirs(tree: dist.Tree, installed: set[str]) -> list[str]:
 
 
 def _guard_rule(code: str, pid: str, severity: str, category: str) -> Rule:
+    """The rule of a skills-guard finding: the one ``rules --all`` and ``explain`` show
+    (:func:`hermes_audit.hermes.skills_guard.guard_rules`), else a bare one."""
+    from hermes_audit.hermes.skills_guard import SkillsGuardError, guard_rules
+
+    try:
+        known = next((r for r in guard_rules() if r.code == code), None)
+    except SkillsGuardError:
+        known = None
+    if known is not None:
+        return known
     return Rule(
         code=code, name=f"skills-guard-{pid.replace('_', '-')}", family=GUARD_FAMILY,
         severity=Severity.parse(severity), confidence=Confidence.HIGH,
@@ -302,6 +319,9 @@ def audit_distribution(
                               f"{dist.MANIFEST_FILENAME} at its root.")
     elif not installed:
         report.refusal = dist.refusal(tree, read, profile.name, options.override_name, None)
+        if read.error_kind == "limit" and report.refusal == read.error:  # hermes-audit's limit, not Hermes' refusal
+            report.refusal = None
+            report.not_evaluated = f"{read.error}; {read.hermes_effect or 'what Hermes does with it is not predicted'}"
         if report.refusal is None and current and read.manifest is not None:
             try:
                 dist.check_hermes_requires(read.manifest.hermes_requires, current)
@@ -329,9 +349,9 @@ def audit_distribution(
     audit_rules = _select(catalog, exclude=("hermes-parity",))
     if read.error_kind == "limit":
         # not evaluated (too large, a YAML bomb, unreadable): reported as it is, never parsed again
+        msg = (read.error or "") + (f"; {read.hermes_effect}" if read.hermes_effect else "")
         f = make_finding(Document.from_text("", dist.MANIFEST_FILENAME, DocumentKind.DISTRIBUTION),
-                         catalog.find("distribution-manifest-invalid"), 0, 0, read.error or "",
-                         severity=Severity.HIGH)
+                         catalog.find("distribution-manifest-invalid"), 0, 0, msg, severity=Severity.HIGH)
         assign_fingerprints([f], [read.error or ""])
         report.findings.append(f)
     elif os.path.lexists(root / dist.MANIFEST_FILENAME):
@@ -478,6 +498,8 @@ def _decide(report: ProfileReport) -> None:
     label = report.hermes_label
     if report.refusal:
         r.append(f"{label} refuses to install it: {report.refusal}")
+    if report.not_evaluated:
+        r.append(report.not_evaluated)
     if report.soul is not None and report.soul.status == BLOCKED:
         r.append(f"SOUL.md: {label} blocks the distribution's identity file ({', '.join(report.soul.pattern_ids)}); "
                  "the agent would start with a [BLOCKED: ...] marker instead of its persona")
@@ -994,9 +1016,14 @@ def detect_distribution_manifest(text: str, params: dict) -> Iterator:
             msg = " ".join(read.error.split())
             key = next((k for k in ("env_requires", "distribution_owned", "name") if k in msg), "")
             span = _locate(text, key) if key else (0, min(len(text.split("\n", 1)[0]), 200))
+            if read.error_kind == "limit" and read.hermes_effect:
+                msg += f"; {read.hermes_effect}"
             yield _hit(span, {"message": (f"Hermes refuses to install it: {msg}" if read.error_kind == "hermes"
                                           else msg)},
                        Severity.HIGH if read.error_kind == "limit" else None)
+        elif read.bomb:  # only in keys Hermes ignores: harmless to Hermes, hostile to anything else that reads it
+            yield _hit((0, min(len(text.split("\n", 1)[0]), 200)), {"message": f"{read.bomb}; {read.hermes_effect}"},
+                       Severity.HIGH)
         return
     if read.error_kind == "limit":
         return
@@ -1082,6 +1109,10 @@ def detect_install_plan(text: str, params: dict) -> Iterator:
 # ---------------------------------------------------------------------------
 
 
+#: A cron ``script`` value that reads like a shell command line rather than a file name.
+_SHELL_LIKE = re.compile(r"\s|[|;&`<>]|\$\(")
+
+
 def detect_cron_jobs(text: str, params: dict) -> Iterator:
     """Detector ``cron-jobs``: Hermes cron job files (``{"jobs": [...]}`` JSON or YAML). ``params.check``:
     blocked (Hermes' cron scanner refuses the prompt), script (the job runs a script)."""
@@ -1102,5 +1133,9 @@ def detect_cron_jobs(text: str, params: dict) -> Iterator:
             how = (" with no agent: the script is the whole job, never scanned" if job.no_agent
                    else " before every run and pastes its output into the prompt")
             how += f" (schedule: {job.schedule or 'none'}" + ("" if job.enabled else ", disabled") + ")"
+            if _SHELL_LIKE.search(job.script):
+                how += ("; Hermes never runs it as a shell command: it is the name of a file in the profile's "
+                        "scripts/ directory (run with bash for .sh/.bash, else python), and the job fails with "
+                        "'Script not found' unless such a file exists")
             yield _hit(_locate(text, job.script, job.name), {"job": job.name, "script": job.script[:120], "how": how},
                        Severity.HIGH if job.no_agent and job.enabled else None)

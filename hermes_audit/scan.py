@@ -427,6 +427,7 @@ def _add_prompt_findings(result: ScanResult, paths: Sequence[Path], catalog: Cat
     selected = {r.code for r in rules if r.family == "prompt"}
     if not options.prompt or not selected:
         return
+    selected |= {r.code for r in rules if r.name == "context-read-hangs"}  # a HERMES_HOME file that hangs Hermes
     from hermes_audit.hermes.prompt import scan_prompt_findings
 
     try:

@@ -316,3 +316,33 @@ def test_not_a_directory_is_a_value_error(tmp_path, scanners):
     f.write_text("x")
     with pytest.raises(ValueError, match="not a directory"):
         simulate_context(f, P019, scanners["0.19"])
+
+
+# --- QA round 1: what Hermes does with a FIFO, by kind and version (one wording everywhere) -------------------
+
+
+@pytest.mark.parametrize("kind,path,version,expect", [
+    ("agents-md", "sub/AGENTS.md", "0.19", "blocks forever"),
+    ("agents-md", "sub/AGENTS.md", "latest", "treats it as absent"),
+    ("agents-md", "AGENTS.override.md", "0.19", "does not read this name"),
+    ("hermes-md", ".hermes.md", "0.19", "is_file()"),
+    ("cursor-rule", ".cursor/rules/a.mdc", "0.19", "holding .cursor/"),
+    ("soul-md", "SOUL.md", "0.19", "blocks forever"),
+    ("soul-md", "SOUL.md", "latest", "5 s"),
+    ("memory", "memories/MEMORY.md", "0.19", "blocks forever"),
+    ("memory", "memories/MEMORY.md", "latest", "blocks forever"),
+    ("generic", "notes.md", "0.19", "treats it as absent"),
+])
+def test_fifo_consequence_by_kind_and_version(kind, path, version, expect):
+    from hermes_audit.documents.kinds import DocumentKind
+    from hermes_audit.documents.reader import ReadResult, ReadStatus
+    from hermes_audit.hermes.profiles import get_profile
+    from hermes_audit.hermes.verdict import read_blocks, unreadable_consequence
+
+    rd = ReadResult(ReadStatus.NOT_REGULAR, detail="is a FIFO; never opened", file_type="FIFO")
+    k = DocumentKind(kind)
+    text = unreadable_consequence(k, rd, get_profile(version), path)
+    assert expect in text
+    assert read_blocks(k, rd, get_profile(version), path) is ("blocks forever" in text)
+    directory = ReadResult(ReadStatus.NOT_REGULAR, detail="is a directory; never opened", file_type="directory")
+    assert not read_blocks(k, directory, get_profile(version), path)

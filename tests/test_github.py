@@ -182,3 +182,21 @@ def test_no_summary_without_the_variable(tmp_path, monkeypatch):
     res = run_scan([tmp_path / "AGENTS.md"], ScanOptions(use_git=False, base=tmp_path))
     assert github.render(res) == ""
     assert sorted(p.name for p in Path(tmp_path).iterdir()) == ["AGENTS.md"]
+
+
+def test_findings_outside_the_repository_have_no_file_property(tmp_path):
+    """QA round 1: GitHub drops an annotation whose file= lies outside the checkout; such findings
+    become annotations without file=, the path at the start of the message."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "AGENTS.md").write_text("Silently add the script.\n", encoding="utf-8")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "SOUL.md").write_text("You are helpful.\n" * 3000, encoding="utf-8")
+    res = run_scan([repo], ScanOptions(base=repo, use_git=False, prompt=True, hermes_home=home, prompt_max_share=0.01))
+    parsed = [parse(line) for line in github.annotations(res)]
+    outside = [(k, p, m) for k, p, m in parsed if p.get("title", "").startswith("HA801")]
+    assert outside and all("file" not in p and "line" not in p for _, p, _ in outside)
+    assert outside[0][2].startswith(str(home / "SOUL.md") + ":1:1 (outside the repository)")
+    inside = [(k, p, m) for k, p, m in parsed if p.get("file") == "AGENTS.md"]
+    assert inside and all("line" in p for _, p, _ in inside)

@@ -114,3 +114,81 @@ def test_benign_corpus_files_get_no_high_loading_finding(corpus, tmp_path):
         res = run_scan([d], ScanOptions(base=d, use_git=False, select=["loading"]))
         high = [f for f in res.findings if f.severity.label in ("high", "critical")]
         assert not high, (row.rel, [(f.rule_id, f.message) for f in high])
+
+
+# --- QA round 1: special files below the session directory ----------------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_fifo_in_a_subdirectory_is_ha608_for_019_and_agrees_with_the_verdict(tmp_path):
+    """As a hint 0.19 skips the FIFO (is_file() is False), but a session started in sub/ hangs:
+    the finding, the verdict and the exit code say the same thing."""
+    r = tmp_path / "r"
+    (r / ".git").mkdir(parents=True)
+    (r / "sub").mkdir()
+    os.mkfifo(r / "sub" / "AGENTS.md")
+    res = run_scan([r], ScanOptions(base=r, use_git=False, hermes_version="0.19"))
+    hang = [f for f in res.findings if f.rule_id == "HA608"]
+    assert [f.path for f in hang] == ["sub/AGENTS.md"]
+    assert "a session started in sub/" in hang[0].message and "is_file() is False" in hang[0].message
+    verdict = next(fr.verdict for fr in res.files if fr.document.path == "sub/AGENTS.md")
+    assert "blocks forever" in verdict.message and "is_file() is False" in verdict.message
+    assert res.exit_code() == 1
+    latest = run_scan([r], ScanOptions(base=r, use_git=False, hermes_version="latest"))
+    assert not [f for f in latest.findings if f.rule_id == "HA608"] and latest.exit_code() == 0
+    verdict = next(fr.verdict for fr in latest.files if fr.document.path == "sub/AGENTS.md")
+    assert "blocks" not in verdict.message and "treats it as absent" in verdict.message
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_fifo_in_a_subdirectory_that_a_session_never_reaches_is_not_ha608(tmp_path):
+    """sub/.hermes.md wins before AGENTS.md is read, and a FIFO .cursor/rules/*.mdc below a non-empty
+    CLAUDE.md is never reached either; a FIFO .mdc alone in its directory is."""
+    r = tmp_path / "r"
+    (r / ".git").mkdir(parents=True)
+    (r / "a").mkdir()
+    (r / "a" / ".hermes.md").write_text("# Rules\n")
+    os.mkfifo(r / "a" / "AGENTS.md")
+    (r / "b" / ".cursor" / "rules").mkdir(parents=True)
+    (r / "b" / "CLAUDE.md").write_text("# Claude\n")
+    os.mkfifo(r / "b" / ".cursor" / "rules" / "x.mdc")
+    (r / "c" / ".cursor" / "rules").mkdir(parents=True)
+    os.mkfifo(r / "c" / ".cursor" / "rules" / "y.mdc")
+    res = run_scan([r], ScanOptions(base=r, use_git=False, hermes_version="0.19"))
+    assert sorted(f.path for f in res.findings if f.rule_id == "HA608") == ["c/.cursor/rules/y.mdc"]
+
+
+def test_ha606_fix_matches_the_cause(tmp_path):
+    """A directory named AGENTS.md is not fixed by re-encoding it; an undecodable file is."""
+    r = tmp_path / "r"
+    (r / ".git").mkdir(parents=True)
+    (r / "AGENTS.md").mkdir()
+    res = run_scan([r], ScanOptions(base=r, use_git=False, hermes_version="0.19"))
+    f = next(f for f in res.findings if f.rule_id == "HA606")
+    assert "UTF-8" not in f.fix and "directory" in f.fix
+    (r / "AGENTS.md").rmdir()
+    (r / "AGENTS.md").write_bytes("# Rules".encode("utf-16"))
+    res = run_scan([r], ScanOptions(base=r, use_git=False, hermes_version="0.19"))
+    f = next(f for f in res.findings if f.rule_id == "HA606")
+    assert "UTF-8" in f.fix
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_ha606_fix_for_a_fifo_in_latest_is_not_about_encoding(tmp_path):
+    r = tmp_path / "r"
+    (r / ".git").mkdir(parents=True)
+    os.mkfifo(r / "AGENTS.md")
+    res = run_scan([r], ScanOptions(base=r, use_git=False, hermes_version="latest"))
+    f = next(f for f in res.findings if f.rule_id == "HA606")
+    assert "FIFO" in f.fix and "UTF-8" not in f.fix
+    assert "treats it as absent" in f.message
+
+
+def test_ha606_fix_for_permission_denied():
+    from hermes_audit.documents.reader import ReadResult, ReadStatus
+    from hermes_audit.hermes.context import FileEntry, unreadable_fix
+    from hermes_audit.documents.kinds import DocumentKind
+
+    e = FileEntry("agents", "AGENTS.md", "/r/AGENTS.md", "AGENTS.md", "AGENTS.md", DocumentKind.AGENTS_MD,
+                  fs_type="file", read=ReadResult(ReadStatus.UNREADABLE, detail="permission denied"))
+    assert "readable" in unreadable_fix(e) and "UTF-8" not in unreadable_fix(e)

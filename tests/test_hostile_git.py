@@ -282,3 +282,32 @@ def test_temporary_clone_is_removed_when_the_caller_fails(tmp_path):
             os.chmod(root / "extra", 0o000)
             raise RuntimeError("caller failed")
     assert seen is not None and not seen.exists() and _clone_dirs() == before
+
+
+def test_credentials_are_redacted_in_a_successful_audit(tmp_path, monkeypatch):
+    """The clone itself is replaced by a local tree: every output of the audit hides the token."""
+    import contextlib
+
+    from click.testing import CliRunner
+
+    import hermes_audit.gitsource as gitsource
+    from hermes_audit.cli.main import cli
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "distribution.yaml").write_text("name: cred\n", encoding="utf-8")
+    (tree / "SOUL.md").write_text("You help.\n", encoding="utf-8")
+    seen = []
+
+    @contextlib.contextmanager
+    def fake_clone(source, **kw):
+        seen.append(source)
+        yield tree
+
+    monkeypatch.setattr(gitsource, "cloned", fake_clone)
+    url = f"https://user:{SECRET}@example.com/owner/dist.git"
+    for fmt in ("json", "text"):
+        r = CliRunner().invoke(cli, ["profile", url, "--format", fmt, "--color", "never"], catch_exceptions=False)
+        assert r.exit_code in (0, 1), r.output
+        assert SECRET not in r.output and "https://***@example.com/owner/dist.git" in r.output
+    assert seen == [url, url]  # git still gets the real URL

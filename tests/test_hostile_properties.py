@@ -58,9 +58,28 @@ RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\
 PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@pytest.fixture(scope="module")
-def engine(catalog):
-    return Engine(catalog.rules)
+class _Lazy:
+    """The catalog and an engine, built once (not hypothesis arguments: their repr is huge)."""
+
+    _cat = None
+    _engine = None
+
+    @property
+    def catalog(self):
+        if _Lazy._cat is None:
+            from hermes_audit.engine.catalog import load_catalog
+
+            _Lazy._cat = load_catalog()
+        return _Lazy._cat
+
+    @property
+    def engine(self):
+        if _Lazy._engine is None:
+            _Lazy._engine = Engine(self.catalog.rules)
+        return _Lazy._engine
+
+
+LAZY = _Lazy()
 
 
 def _check_finding(doc: Document, f) -> None:
@@ -79,9 +98,10 @@ def _check_finding(doc: Document, f) -> None:
 
 @PROPS
 @given(text=hostile_text, kind=st.sampled_from(KINDS), version=st.sampled_from(["latest", "0.19"]))
-def test_scanner_positions_point_at_the_matched_text(catalog, engine, text, kind, version):
+def test_scanner_positions_point_at_the_matched_text(text, kind, version):
     from hermes_audit.scan import parity_findings
 
+    catalog, engine = LAZY.catalog, LAZY.engine
     doc = Document.from_text(text, "x/AGENTS.md", kind)
     res = engine.run(doc)
     assert not res.errors, res.errors
@@ -162,7 +182,8 @@ path_part = st.one_of(st.sampled_from(["a", "nl\nx", "e\x1b[31m", "b\udcff", "r\
 @given(docs=st.lists(st.tuples(st.lists(path_part, min_size=1, max_size=3), st.sampled_from(KINDS), hostile_text),
                      min_size=1, max_size=4),
        errors=st.lists(hostile_text, max_size=2), notes=st.lists(hostile_text, max_size=2))
-def test_reporters_always_give_valid_escaped_output(catalog, engine, sarif_validator, tmp_path, docs, errors, notes):
+def test_reporters_always_give_valid_escaped_output(sarif_validator, tmp_path, docs, errors, notes):
+    catalog, engine = LAZY.catalog, LAZY.engine
     from hermes_audit.findings import assign_fingerprints
     from hermes_audit.reporters import github, json_report, sarif, text as text_report
     from hermes_audit.scan import FileReport, ScanOptions, ScanResult, parity_findings
@@ -214,9 +235,10 @@ REASONS = {"tag-character-smuggling", "variation-selector-smuggling", "zero-widt
 
 @settings(max_examples=200, deadline=None)
 @given(text=fix_text, hermes=st.booleans())
-def test_fix_touches_only_named_characters_and_is_idempotent(catalog, text, hermes):
+def test_fix_touches_only_named_characters_and_is_idempotent(text, hermes):
     from hermes_audit.engine import unicode_chars as uc
 
+    catalog = LAZY.catalog
     invisible = catalog.parity.versions["latest"].invisible_chars if hermes else None
     edits = plan_edits(text, invisible)
     fixed = apply_edits(text, edits)

@@ -145,7 +145,7 @@ def test_fifo_verdict_names_the_hermes_019_hang(hostile):
     root, _ = hostile
     data = json.loads(_scan(root, "--format", "json", "--hermes-version", "0.19").stdout)
     files = {f["path"]: f for f in data["files"]}
-    assert "block forever" in files["fifo/AGENTS.md"]["hermes"]["message"]
+    assert "forever" in files["fifo/AGENTS.md"]["hermes"]["message"]  # Hermes 0.19 would hang reading it
     # a FIFO memory store is named as such too
     assert files["home/memories/MEMORY.md"]["read"]["status"] == "not-regular"
 

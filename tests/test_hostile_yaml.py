@@ -231,3 +231,12 @@ def test_hostile_rule_files_are_clear_catalog_errors(tmp_path, body, needle):
         load_catalog(_rules_dir(tmp_path, body))
     msg = str(exc.value)
     assert needle in msg and "\n" not in msg and "hostile.yaml" in msg
+
+
+def test_deeply_nested_json_trace_is_a_clear_error(tmp_path):
+    """Regression: a deeply nested JSON line in a `hints --trace` file raised RecursionError (internal error)."""
+    from hermes_audit.hermes.hints import TraceError, parse_trace
+
+    with pytest.raises(TraceError) as exc:
+        parse_trace(['{"tool": "read_file", "args": ' + "[" * 100_000 + "]" * 100_000 + "}"], "t.jsonl")
+    assert str(exc.value) == "t.jsonl:1: JSON nested too deeply"

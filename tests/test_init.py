@@ -152,8 +152,27 @@ def test_workflow_is_never_clobbered(tmp_path):
 def test_dry_run_changes_nothing(tmp_path):
     repo = _repo(tmp_path)
     r = _init(repo, "--dry-run")
-    assert r.exit_code == 0 and "would have created" in r.output
+    assert r.exit_code == 0 and "would create .pre-commit-config.yaml" in r.output
+    assert "would create .github/workflows/hermes-audit.yml" in r.output and "would have" not in r.output
     assert sorted(p.name for p in repo.iterdir()) == [".git"]
+    (repo / PRE_COMMIT_FILE).write_text("repos:\n- repo: local\n  hooks: []\n", encoding="utf-8")
+    r = _init(repo, "--dry-run", "--no-workflow")
+    assert r.exit_code == 0 and "would update .pre-commit-config.yaml: add the hermes-audit hook" in r.output
+    assert (repo / PRE_COMMIT_FILE).read_text(encoding="utf-8") == "repos:\n- repo: local\n  hooks: []\n"
+
+
+def test_snippet_for_a_flow_style_list_is_pasteable_yaml(tmp_path):
+    """QA round 1: the snippet came out on one line with literal \\n; now real lines on stdout, one-line error on stderr."""
+    repo = _repo(tmp_path)
+    text = "repos: [{repo: local, hooks: []}]\n"
+    (repo / PRE_COMMIT_FILE).write_text(text, encoding="utf-8")
+    r = _init(repo, "--no-workflow")
+    assert r.exit_code == 2
+    assert "\\n" not in r.stdout and "\\n" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and r.stderr.startswith("hermes-audit: error: ")
+    snippet = yaml.safe_load(r.stdout)
+    assert snippet["repos"][0]["repo"] == PROJECT_URL and snippet["repos"][0]["hooks"] == [{"id": "hermes-audit"}]
+    assert (repo / PRE_COMMIT_FILE).read_text(encoding="utf-8") == text
 
 
 def test_add_hook_text_uses_the_list_indent():

@@ -177,7 +177,12 @@ def test_manifest_refusals_match_hermes(oracle, tmp_path):
         if key in ("syntax", "python-tag"):  # the YAML library's own text follows "Failed to parse <path>:"
             assert t["error"].startswith(f"Failed to parse {path.resolve()}/distribution.yaml: "), key
             assert ours.startswith(f"Failed to parse {path.resolve()}/distribution.yaml: "), key
-            assert ours.split(": ", 1)[1].split("\n")[0] == t["error"].split(": ", 1)[1].split("\n")[0], key
+            # PyYAML's message on one line: its context and problem lines in order, marks as (line L, column C)
+            said = [ln for ln in t["error"].split(": ", 1)[1].split("\n") if ln.strip() and not ln.startswith(" ")]
+            assert "\n" not in ours and said, key
+            pos = 0
+            for ln in said:
+                pos = ours.index(ln, pos) + len(ln)
         else:
             assert ours == t["error"], key
         if t["error"] is None:
@@ -205,15 +210,19 @@ def test_yaml_alias_bomb_is_refused_quickly(tmp_path):
     t0 = time.monotonic()
     rep = audit_distribution(root, ProfileOptions())
     assert time.monotonic() - t0 < 60  # generous: a real expansion would never finish
-    assert rep.refusal and "YAML bomb" in rep.refusal and rep.exit_code() == 1
+    # not a refusal: Hermes would parse it (aliases stay shared) and hang turning 'name' into text
+    assert rep.refusal is None and rep.exit_code() == 1
+    assert "YAML bomb" in rep.not_evaluated and "turns 'name' into text" in rep.not_evaluated
+    assert "hangs or runs out of memory" in rep.not_evaluated
+    assert any(r == rep.not_evaluated for r in rep.reasons)
     f = next(f for f in rep.findings if f.rule_id == "HA753")
-    assert f.severity.label == "high"
+    assert f.severity.label == "high" and "hangs" in f.message
 
 
 def test_self_referencing_yaml_is_refused(tmp_path):
     root = write_tree(tmp_path / "rec", {"distribution.yaml": "name: &n [*n]\n"})
     rep = audit_distribution(root, ProfileOptions())
-    assert "refers to a node that contains it" in rep.refusal
+    assert rep.refusal is None and "refers to a node that contains it" in rep.not_evaluated
 
 
 def test_50_mb_manifest_is_not_read(tmp_path):
@@ -223,7 +232,8 @@ def test_50_mb_manifest_is_not_read(tmp_path):
         fh.write(b"name: big\n")
         fh.write(b"#" * (50 * 1024 * 1024))
     rep = audit_distribution(root, ProfileOptions())
-    assert rep.refusal is not None and "52,428,810 bytes" in rep.refusal and "not evaluated" in rep.refusal
+    assert rep.not_evaluated is not None and "52,428,810 bytes" in rep.not_evaluated
+    assert "did not evaluate" in rep.not_evaluated and rep.refusal is None
     assert rep.exit_code() == 1
 
 
@@ -418,3 +428,67 @@ def test_directory_named_distribution_yaml_is_no_manifest(oracle, tmp_path):
     rep = audit_distribution(root, ProfileOptions(hermes_version="0.19"))
     assert rep.refusal == t["error"]
     assert rep.exit_code() == 1
+
+
+
+# --- QA round 1: alias bombs are reported as what Hermes would do; YAML errors on one line ------------------
+
+
+def _laughs(tail: str) -> str:
+    lines = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for i, n in enumerate("bcdefgh", start=1):
+        lines.append(f"{n}: &{n} [" + ", ".join(["*" + "abcdefgh"[i - 1]] * 9) + "]")
+    return "\n".join(lines) + "\n" + tail
+
+
+def test_alias_bomb_in_keys_hermes_ignores_is_evaluated_without_them(tmp_path):
+    """Hermes' yaml.safe_load shares aliased nodes (no expansion) and from_dict never reads unknown keys:
+    the install works in Hermes. hermes-audit says so, evaluates the rest, and still flags the bomb."""
+    root = write_tree(tmp_path / "b", {"distribution.yaml": "name: demo\nversion: 1.0.0\n" + _laughs("")})
+    rep = audit_distribution(root, ProfileOptions())
+    assert rep.refusal is None and rep.not_evaluated is None
+    assert rep.manifest.manifest.name == "demo" and rep.plan.target.endswith("/profiles/demo/")
+    f = next(f for f in rep.findings if f.rule_id == "HA753")
+    assert f.severity.label == "high" and "does not go off in Hermes" in f.message and "'h'" in f.message
+
+
+@pytest.mark.parametrize("tail,where", [
+    ("distribution_owned: [*h]\n", "distribution_owned[0]"),
+    ("env_requires: [{name: K, default: *h}]\n", ".env.EXAMPLE"),
+    ("description: *h\n", "'description'"),
+])
+def test_alias_bomb_in_a_field_hermes_turns_into_text_hangs(tmp_path, tail, where):
+    root = write_tree(tmp_path / "b", {"distribution.yaml": _laughs("name: demo\n" + tail)})
+    rep = audit_distribution(root, ProfileOptions())
+    assert rep.refusal is None and rep.not_evaluated and where in rep.not_evaluated, rep.not_evaluated
+    assert rep.exit_code() == 1
+
+
+@pytest.mark.oracle
+def test_alias_bomb_in_ignored_keys_installs_in_hermes(oracle, tmp_path):
+    """The claim above, checked against hermes-agent 0.19.0: read_manifest returns at once."""
+    root = write_tree(tmp_path / "b", {"distribution.yaml": "name: demo\nversion: 1.0.0\n" + _laughs("")})
+    got = oracle.run("profile_install", {"cases": [{"source": str(root), "install": True}]}, timeout=120)[0]
+    assert got["error"] is None and got["name"] == "demo", got
+    assert got["manifest"]["name"] == "demo" and "h" not in got["manifest"]  # the bomb's keys are dropped
+
+
+def test_yaml_error_is_one_line_everywhere(tmp_path):
+    from click.testing import CliRunner
+
+    from hermes_audit.cli.main import cli
+
+    root = write_tree(tmp_path / "bad", {"distribution.yaml": "name: demo\nversion: [1\n"})
+    rep = audit_distribution(root, ProfileOptions())
+    assert "\n" not in rep.refusal and "(line 2, column 10)" in rep.refusal and "^" not in rep.refusal
+    out = CliRunner().invoke(cli, ["profile", str(root), "--color", "never"]).output
+    assert "\\n" not in out
+
+
+def test_alias_bomb_text_report_says_what_hermes_would_do(tmp_path):
+    root = write_tree(tmp_path / "b", {"distribution.yaml": _laughs("name: *h\n")})
+    r = CliRunner().invoke(cli, ["profile", str(root), "--color", "never"], catch_exceptions=False)
+    assert r.exit_code == 1
+    assert "refuses to install it" not in r.output
+    assert "What Hermes latest would do: Hermes parses it with yaml.safe_load" in r.output
+    assert "hangs or runs out of memory" in r.output

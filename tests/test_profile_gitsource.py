@@ -197,3 +197,23 @@ def test_hooks_from_templates_and_global_config_never_run(tmp_path, monkeypatch)
     with cloned(bare.as_uri(), allow_local=True) as root:
         assert (root / "SOUL.md").exists()
     assert not marker.exists()
+
+
+def test_allow_local_is_only_for_sources_that_are_cloned(tmp_path, monkeypatch):
+    """QA round 1 (README and behaviour agree): a local directory is read in place without --allow-local;
+    a file:// URL and a local path Hermes takes for a git URL (*.git) are cloned, so they need it."""
+    d = tmp_path / "my-dist"
+    d.mkdir()
+    (d / "distribution.yaml").write_text("name: local\nversion: 1.0.0\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(cli, ["profile", "./my-dist", "--format", "json"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["source_kind"] == "directory"
+    bare = bare_repo(tmp_path, GOOD)
+    for src in (bare.as_uri(), "./dist.git"):
+        refused = CliRunner().invoke(cli, ["profile", src], catch_exceptions=False)
+        assert refused.exit_code == 2 and "--allow-local" in refused.output, src
+    ok = CliRunner().invoke(cli, ["profile", "./dist.git", "--allow-local", "--format", "json"], catch_exceptions=False)
+    assert ok.exit_code == 0 and json.loads(ok.output)["source_kind"] == "git"
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert "is read in place, never cloned, and needs no flag" in readme

@@ -145,3 +145,48 @@ def test_catalog_equals_hermes(oracle, guard):
     assert set(cat["scannable"]) == set(guard.scannable_extensions)
     assert set(cat["binary"]) == set(guard.binary_extensions)
     assert sorted(f"U+{ord(c):04X}" for c in guard.invisible) == cat["invisible"]
+
+
+# --- QA round 1: the HS codes `profile` emits are known to `explain` and `rules --all` ---------------------
+
+
+def test_every_guard_code_profile_can_emit_is_explained(guard):
+    import json
+
+    from click.testing import CliRunner
+
+    from hermes_audit.cli.main import cli
+    from hermes_audit.hermes.skills_guard import guard_rules
+
+    codes = [p.code for p in guard.patterns] + [c for c, _, _ in guard.structural.values()]
+    rules = {r.code: r for r in guard_rules(guard)}
+    assert set(codes) == set(rules) and len(rules) == len(codes)
+    runner = CliRunner()
+    for code in ("HS007", "HS089", "HS201", "hs208"):
+        r = runner.invoke(cli, ["explain", code])
+        assert r.exit_code == 0, r.output
+        assert r.output.startswith(f"# {code.upper()} skills-guard-") and "**What it finds**" in r.output
+    r = runner.invoke(cli, ["explain", "HS089"])
+    assert "curl_pipe_shell" in r.output and "Severity: critical" in r.output
+    listed = runner.invoke(cli, ["rules", "--all", "--format", "json"])
+    data = json.loads(listed.output)
+    assert set(codes) <= {d["code"] for d in data}
+    cron = [d for d in data if d["family"] == "hermes-cron"]
+    assert cron and all(d["reported_as"] == "HA751" for d in cron) and "prompt_injection" in {d["hermes_id"] for d in cron}
+    plain = runner.invoke(cli, ["rules", "--format", "json"])
+    assert not any(d["code"] and d["code"].startswith("HS") for d in json.loads(plain.output))
+    assert "rules --all" in runner.invoke(cli, ["rules"]).output
+
+
+def test_profile_findings_use_the_explained_rules(tmp_path):
+    from hermes_audit.profile_audit import audit_distribution
+
+    d = tmp_path / "dist"
+    (d / "skills" / "dev" / "evil").mkdir(parents=True)
+    (d / "distribution.yaml").write_text("name: demo\nversion: 1.0.0\n", encoding="utf-8")
+    (d / "skills" / "dev" / "evil" / "SKILL.md").write_text(
+        "---\nname: evil\ndescription: x\n---\ncat ~/.ssh/id_rsa\n", encoding="utf-8")
+    rep = audit_distribution(d)
+    hs = [f for f in rep.findings if f.rule_id.startswith("HS")]
+    assert hs and all(f.family == "hermes-skills-guard" and f.fix for f in hs)
+    assert {f.rule_name for f in hs} >= {"skills-guard-ssh-dir-access"}

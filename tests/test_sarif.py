@@ -278,3 +278,36 @@ def test_rules_doc_has_every_help_anchor(catalog):
     headings = set(re.findall(r"^## (H[A-Z]\d{3})$", DOC.read_text(encoding="utf-8"), re.M))
     assert headings == {r.code for r in catalog.all_rules()}, "docs/rules.md is stale: python -m tests.rules_doc"
     assert set(re.findall(r"^## (H[A-Z]\d{3})$", generated(), re.M)) == headings
+
+
+def _prompt_scan(tmp_path):
+    """A repository and a HERMES_HOME beside it whose SOUL.md makes HA801/HA803 (files outside the repository)."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "AGENTS.md").write_text("# Rules\nUse uv.\n", encoding="utf-8")
+    home = tmp_path / "home"
+    (home / "memories").mkdir(parents=True)
+    (home / "SOUL.md").write_text("You are helpful.\n" * 3000, encoding="utf-8")
+    opts = ScanOptions(base=repo, use_git=False, prompt=True, hermes_home=home, prompt_max_share=0.01)
+    return repo, home, run_scan([repo], opts)
+
+
+def test_findings_outside_the_repository_are_notifications(tmp_path, validator):
+    """QA round 1: HA801 on HERMES_HOME/SOUL.md was a result with a file:/// URI, which GitHub cannot place."""
+    repo, home, res = _prompt_scan(tmp_path)
+    outside = [f for f in res.findings if f.rule_id == "HA801"]
+    assert outside and outside[0].path.startswith("/")
+    doc = _sarif(res, root=repo)
+    _valid(validator, doc)
+    run = doc["runs"][0]
+    uris = [x["locations"][0]["physicalLocation"]["artifactLocation"] for x in run["results"]]
+    assert all(u.get("uriBaseId") == "%SRCROOT%" and not u["uri"].startswith(("file:", "/")) for u in uris)
+    notes = [n for n in run["invocations"][0]["toolExecutionNotifications"]
+             if n["descriptor"]["id"] == "finding-outside-repository"]
+    ha801 = next(n for n in notes if n["associatedRule"]["id"] == "HA801")
+    rules = run["tool"]["driver"]["rules"]
+    assert rules[ha801["associatedRule"]["index"]]["id"] == "HA801"
+    loc = ha801["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert loc == {"uri": "SOUL.md", "uriBaseId": "HERMES_HOME"}
+    assert run["originalUriBaseIds"]["HERMES_HOME"]["uri"] == home.resolve().as_uri() + "/"
+    assert ha801["level"] == "warning" and "HA801" in ha801["message"]["text"]

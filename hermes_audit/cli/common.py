@@ -58,3 +58,9 @@ def color_enabled(choice: str) -> bool:
     if choice == "never" or os.environ.get("NO_COLOR"):
         return False
     return sys.stdout.isatty()
+
+
+def plural(count: int, singular: str, many: str = "") -> str:
+    """``"1 tool"``, ``"3 tools"``, ``"1 entry"`` (``many`` when the plural is not ``singular + "s"``);
+    the count with thousands separators."""
+    return f"{count:,} {singular if count == 1 else (many or singular + 's')}"

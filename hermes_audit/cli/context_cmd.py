@@ -21,7 +21,7 @@ from typing import Optional
 
 import click
 
-from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, write_output
+from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output
 
 VERSIONS = ["latest", "0.19"]
 
@@ -73,7 +73,7 @@ def render_context_text(report, include_soul: bool) -> str:
         g = _GLYPH.get(e.status, " ")
         lines.append(f"  {g} {e.status:<13} {e.display:<{width}} {_fmt_chars(e.chars):>9} {_fmt_chars(e.injected_chars):>9}")
         reason = e.reason
-        if e.pattern_ids and e.status in ("blocked", "warned"):
+        if e.pattern_ids and e.status in ("blocked", "warned") and not all(pid in reason for pid in e.pattern_ids):
             reason = f"patterns: {', '.join(e.pattern_ids)}; {reason}"
         if reason:
             lines.append(f"      {reason}")
@@ -256,13 +256,13 @@ def render_hints_text(report, show_text: bool = True) -> str:
             lines.append(f"    appended to the tool result: {_fmt_chars(len(c.text))} characters")
             if show_text:
                 for ln in c.text.split("\n"):
-                    lines.append("    | " + ln)
+                    lines.append("    |" + (" " + ln if ln else ""))
         elif not c.hints:
             lines.append("    nothing appended")
     b = report.budget()
     lines.append("")
     lines.append("Hint budget:")
-    lines.append(f"  {b['hints']} hint(s) in {b['calls_with_hints']} of {b['calls']} call(s): "
+    lines.append(f"  {plural(b['hints'], 'hint')} in {b['calls_with_hints']} of {plural(b['calls'], 'call')}: "
                  f"{_fmt_chars(b['total_injected'])} characters (~{_fmt_chars(b['estimated_tokens'])} tokens)")
     if b["largest"]:
         lines.append("  costliest:")

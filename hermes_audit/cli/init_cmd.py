@@ -84,6 +84,19 @@ jobs:
 """
 
 
+class SnippetError(CliError):
+    """The hook cannot be added automatically: a one-line error on stderr (exit 2) and, on stdout, the
+    snippet to add by hand, with real line breaks so it can be pasted."""
+
+    def __init__(self, message: str, snippet: str) -> None:
+        super().__init__(message)
+        self.snippet = snippet
+
+    def show(self, file=None) -> None:
+        super().show(file)
+        click.echo(self.snippet, nl=False)
+
+
 def workflow_text() -> str:
     """The example workflow for this version."""
     return WORKFLOW_TEMPLATE.format(action=ACTION_REF, version=__version__)
@@ -214,7 +227,7 @@ def setup_pre_commit(root: Path, dry_run: bool) -> str:
         text = "# See https://pre-commit.com for more information\nrepos:\n" + hook_entry(2)
         if not dry_run:
             _atomic_write(path, text)
-        return f"created {PRE_COMMIT_FILE} with the {HOOK_ID} hook"
+        return f"{'would create' if dry_run else 'created'} {PRE_COMMIT_FILE} with the {HOOK_ID} hook"
     text = _read_text(path)
     data = _load_yaml(text, path)
     if data is None:
@@ -236,13 +249,15 @@ def setup_pre_commit(root: Path, dry_run: bool) -> str:
     except yaml.YAMLError:
         ok = False
     if not ok:
-        raise CliError(
-            f"{path}: cannot add the hook without rewriting the file; not changed. Add this under 'repos:':\n"
-            + hook_entry(2)
+        raise SnippetError(
+            f"{path}: cannot add the hook without rewriting the file; not changed. "
+            "Add the entry printed on stdout to its 'repos:' list",
+            "repos:\n" + hook_entry(2),
         )
     if not dry_run:
         _atomic_write(path, new, stat.S_IMODE(os.lstat(path).st_mode))
-    return f"updated {PRE_COMMIT_FILE}: added the {HOOK_ID} hook ({PROJECT_URL} v{__version__})"
+        return f"updated {PRE_COMMIT_FILE}: added the {HOOK_ID} hook ({PROJECT_URL} v{__version__})"
+    return f"would update {PRE_COMMIT_FILE}: add the {HOOK_ID} hook ({PROJECT_URL} v{__version__})"
 
 
 def setup_workflow(root: Path, dry_run: bool) -> str:
@@ -262,7 +277,8 @@ def setup_workflow(root: Path, dry_run: bool) -> str:
             raise CliError(f"{parent}: not a plain directory; workflow not written")
     if not dry_run:
         _atomic_write(path, text)
-    return f"created {WORKFLOW_FILE} (scans on push and pull request, uploads SARIF to code scanning)"
+    return (f"{'would create' if dry_run else 'created'} {WORKFLOW_FILE} "
+            "(scans on push and pull request, uploads SARIF to code scanning)")
 
 
 @click.command()
@@ -285,14 +301,11 @@ def init(target: Optional[Path], no_pre_commit: bool, no_workflow: bool, dry_run
     if not target.is_dir():
         raise CliError(f"{target}: no such directory")
     lines = []
-    prefix = "would have " if dry_run else ""
     if not no_pre_commit:
         lines.append(setup_pre_commit(target, dry_run))
     if not no_workflow:
         lines.append(setup_workflow(target, dry_run))
     for line in lines:
-        if dry_run and not line.startswith(("unchanged", "left")):
-            line = prefix + line
         click.echo(line)
     if not dry_run and any(line.startswith(("created .pre", "updated")) for line in lines):
         click.echo("next: run `pre-commit install` to enable the hook for your commits")

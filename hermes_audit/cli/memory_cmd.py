@@ -100,7 +100,7 @@ def render_text(audit, color: bool) -> str:
 @click.option("--ignore", multiple=True, help="Skip these rules.")
 @click.option("--min-severity", type=click.Choice(SEVERITIES), default="info", show_default=True)
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default="high", show_default=True,
-              help="Exit 1 on findings at or above this severity (an entry Hermes blocks always fails).")
+              help="Exit 1 on findings at or above this severity (an entry Hermes blocks, or a store it cannot load, always fails).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 def memory(paths, profile_name, hermes_version, target, memory_limit, user_limit, render, fmt, output, select,
            ignore, min_severity, fail_on, color) -> None:
@@ -114,8 +114,9 @@ def memory(paths, profile_name, hermes_version, target, memory_limit, user_limit
     against the limits (config.yaml memory.memory_char_limit /
     memory.user_char_limit, else 2,200 and 1,375 characters).
 
-    Exit codes: 0 clean, 1 findings at or above --fail-on or an entry Hermes
-    blocks, 2 usage or input error, 3 incomplete.
+    Exit codes: 0 clean, 1 findings at or above --fail-on, an entry Hermes
+    blocks, or a store that makes Hermes load no memory (not UTF-8) or hang
+    (a FIFO), 2 usage or input error, 3 incomplete.
     """
     from hermes_audit.engine.catalog import CatalogError
     from hermes_audit.findings import Severity

@@ -9,7 +9,7 @@ from typing import Optional
 
 import click
 
-from hermes_audit.cli.common import CliError, color_enabled, write_output
+from hermes_audit.cli.common import CliError, color_enabled, plural, write_output
 
 SEVERITIES = ["info", "low", "medium", "high", "critical"]
 
@@ -86,7 +86,11 @@ def render_text(report, color: bool) -> str:
     elif read.error:
         out.append(style(f"Manifest: {p(' '.join(read.error.split()), 400)}", "red"))
     if report.refusal:
-        out.append(style(f"{report.hermes_label} refuses to install it: {p(report.refusal)}", "red", bold=True))
+        out.append(style(f"{report.hermes_label} refuses to install it: {p(' '.join(report.refusal.split()))}", "red",
+                         bold=True))
+    if report.not_evaluated:  # the Manifest line above says why hermes-audit did not evaluate it
+        effect = read.hermes_effect or "what Hermes does with it is not predicted"
+        out.append(style(f"What {report.hermes_label} would do: {p(effect, 600)}", "red", bold=True))
     if report.version_refusal:
         out.append(style(f"{report.hermes_label} would refuse it for its version: {p(report.version_refusal)}", "yellow"))
     out.append("")
@@ -117,11 +121,10 @@ def render_text(report, color: bool) -> str:
     for s in report.skills:
         col = {"safe": "green", "caution": "yellow", "dangerous": "red"}.get(s.verdict)
         out.append(f"  skills guard {safe_path(s.path)}: " + style(s.verdict, col)
-                   + f" at {s.trust_level} trust -> {s.decision} ({len(s.findings)} finding"
-                   + ("s" if len(s.findings) != 1 else "") + ")")
+                   + f" at {s.trust_level} trust -> {s.decision} ({plural(len(s.findings), 'finding')})")
     for cr in report.cron:
         live = " (the profile's live job store)" if cr.file.live else " (not read by the scheduler)"
-        out.append(f"  cron {safe_path(cr.file.path)}: {len(cr.file.jobs)} job(s){live}")
+        out.append(f"  cron {safe_path(cr.file.path)}: {plural(len(cr.file.jobs), 'job')}{live}")
         for job in cr.file.jobs:
             state = "enabled" if job.enabled else "disabled"
             msg = cr.blocked.get(job.index)
@@ -130,7 +133,7 @@ def render_text(report, color: bool) -> str:
                        + (f" script: {p(job.script, 80)}" if job.script else ""))
     for mrep in report.memories:
         out.append(f"  memories/{mrep.filename}: {mrep.status}"
-                   + (f", {len(mrep.entries)} entries" if mrep.entries else "")
+                   + (f", {plural(len(mrep.entries), 'entry', 'entries')}" if mrep.entries else "")
                    + ("" if report.installed else " (Hermes never copies a distribution's memories/)"))
     out.append("")
     texts = {path: (d.text or "") for path, d in report.documents.items()}
@@ -179,6 +182,7 @@ def to_json(report) -> dict:
         "manifest_error": report.manifest.error,
         "refusal": report.refusal,
         "version_refusal": report.version_refusal,
+        "not_evaluated": report.not_evaluated,
         "plan": report.plan.to_dict() if report.plan is not None else None,
         "soul": report.soul.to_dict() if report.soul is not None else None,
         "skills": [s.to_dict() for s in report.skills],
@@ -205,7 +209,9 @@ def to_json(report) -> dict:
               help="Check hermes_requires against this Hermes version [default: 0.19.0 for --hermes-version 0.19].")
 @click.option("--skills-trust", type=click.Choice(["community", "trusted", "builtin"]), default="community",
               show_default=True, help="Trust level for Hermes' skills-guard install policy.")
-@click.option("--allow-local", is_flag=True, help="Allow cloning file:// URLs and local git paths.")
+@click.option("--allow-local", is_flag=True,
+              help="Allow cloning file:// URLs and local paths that look like git URLs (*.git). A local directory "
+                   "is read in place and needs no flag.")
 @click.option("--hermes-home", default=None, metavar="DIR",
               help="Hermes home for installed profile names [default: $HERMES_HOME, else ~/.hermes].")
 @click.option("--clone-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,

@@ -27,7 +27,7 @@ from typing import Optional
 
 import click
 
-from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, write_output
+from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output
 
 
 def _fmt_pct(x: float) -> str:
@@ -42,7 +42,7 @@ def budget_table(report, findings: list) -> str:
     p = report.profile
     out.append(f"{p.label} system prompt for a {report.settings.platform} session in {report.cwd}")
     out.append(f"  HERMES_HOME {report.home}; model {report.model or '(none)'}; provider {report.provider}; "
-               f"{len(report.tools)} tools ({'default set' if report.settings.tools is None else '--tools'})")
+               f"{plural(len(report.tools), 'tool')} ({'default set' if report.settings.tools is None else '--tools'})")
     src = report.source
     out.append("  Hermes' own texts: " + (f"{src.origin}" + (f" (hermes-agent {src.version})" if src.version else "")
                                          if src else "placeholders (install hermes-agent or give --hermes-source DIR)"))
@@ -170,6 +170,8 @@ def exit_code(report) -> int:
 
     rep = report.context_report
     if rep is not None and (rep.hang is not None or (rep.soul is not None and rep.soul.status == "hang")):
+        return EXIT_FINDINGS
+    if report.memory_hang is not None:  # a FIFO memory store: the session never starts
         return EXIT_FINDINGS
     if report.problem or any(ly.status == UNKNOWN for ly in report.layers):
         return EXIT_INCOMPLETE

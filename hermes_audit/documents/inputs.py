@@ -227,7 +227,10 @@ def duplicate_yaml_keys(text: str) -> list[tuple[str, int, int, int]]:
     """
     import yaml
 
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)  # the reader already refuses some characters (NUL)
+    except yaml.YAMLError:
+        return []
     try:
         try:
             root = loader.get_single_node()

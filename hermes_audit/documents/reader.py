@@ -199,7 +199,7 @@ def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
     total_chars = 0
     total_bytes = 0
     newlines = 0
-    nl_last = nl_prev = -1  # absolute offsets of the last two "\n" seen
+    nl_before_tail = -1  # absolute offset of the last "\n" before the kept tail
     first = True
     bom = None
     while True:
@@ -221,24 +221,26 @@ def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
                 bad_bytes=bytes(exc.object[exc.start:exc.start + 4]),
             )
         total_bytes += len(chunk)
-        count = piece.count("\n")
-        if count:
-            last = piece.rfind("\n")
-            if count >= 2:
-                nl_prev = total_chars + piece.rfind("\n", 0, last)
-            else:
-                nl_prev = nl_last
-            nl_last = total_chars + last
-            newlines += count
+        newlines += piece.count("\n")
+        combined_start = total_chars - len(tail)
         total_chars += len(piece)
         if head_len < OVERSIZE_HEAD_CHARS:
             take = piece[: OVERSIZE_HEAD_CHARS - head_len]
             head_parts.append(take)
             head_len += len(take)
-        tail = (tail + piece)[-OVERSIZE_TAIL_CHARS:]
+        combined = tail + piece
+        cut = len(combined) - OVERSIZE_TAIL_CHARS
+        if cut > 0:
+            j = combined.rfind("\n", 0, cut)
+            if j >= 0:
+                nl_before_tail = combined_start + j
+            combined = combined[cut:]
+        tail = combined
         if final:
             break
-    tail, tail_start, tail_line, tail_column = _align_tail(tail, total_chars, newlines, nl_last, nl_prev)
+    tail_start = total_chars - len(tail)
+    tail_line = newlines - tail.count("\n") + 1
+    tail_column = tail_start - nl_before_tail
     return ReadResult(
         ReadStatus.OVERSIZED,
         text="".join(head_parts),
@@ -252,23 +254,6 @@ def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
         f"{OVERSIZE_TAIL_CHARS:,}-character tail",
         bom=bom,
     )
-
-
-def _align_tail(buf: str, total_chars: int, newlines: int, nl_last: int, nl_prev: int) -> tuple[str, int, int, int]:
-    """Start a kept tail at a line start when it holds a line break; return it with its offset, line and column.
-
-    ``newlines`` counts every ``\\n`` of the file; ``nl_last``/``nl_prev`` are the offsets of the
-    last two (``-1`` when absent). Lines count ``\\n`` only, as :class:`~hermes_audit.findings.LineIndex` does.
-    """
-    i = buf.find("\n")
-    if 0 <= i < len(buf) - 1:
-        tail = buf[i + 1:]
-        start = total_chars - len(tail)
-        return tail, start, newlines - tail.count("\n") + 1, 1
-    start = total_chars - len(buf)
-    k = buf.count("\n")  # 0, or 1 when the buffer's only line break is its last character
-    before = nl_last if k == 0 else nl_prev  # the last line break before the tail
-    return buf, start, newlines - k + 1, start - before
 
 
 def _read_head_tail(fh, size: int) -> ReadResult:

@@ -34,6 +34,22 @@ class DetectorHit:
     describable: bool = False
 
 
+#: Characters of a decoded hidden payload shown in a finding's ``decoded`` field (the rest is counted).
+DECODED_CHARS = 500
+#: Characters of a decoded hidden payload quoted in a finding's message.
+DECODED_MESSAGE_CHARS = 300
+
+
+def shown_decoded(decoded: str, limit: int = DECODED_CHARS) -> str:
+    """A decoded payload as findings show it: control and invisible characters escaped, at most
+    ``limit`` characters (code points of ``decoded``), then ``… (N more)`` with the count left out.
+
+    :attr:`DetectorHit.decoded` keeps the whole payload (the engine scans it again); only what
+    is shown is bounded, so a 50,000-character tag run does not become a 50,000-character report line.
+    """
+    return uc.printable(decoded, limit, count_rest=True)
+
+
 #: One-entry cache: the last text whose distinct characters were computed, and that set.
 _DISTINCT: tuple = ("", frozenset())
 
@@ -136,7 +152,7 @@ def detect_tags(text: str, params: dict) -> Iterator[DetectorHit]:
         ):
             continue
         decoded = "".join(chr(ord(c) - 0xE0000) for c in run if 0xE0020 <= ord(c) <= 0xE007E)
-        yield DetectorHit(s, e, {"count": len(run), "decoded": uc.printable(decoded, 300)}, decoded=decoded)
+        yield DetectorHit(s, e, {"count": len(run), "decoded": shown_decoded(decoded, DECODED_MESSAGE_CHARS)}, decoded=decoded)
 
 
 def detect_variation_selectors(text: str, params: dict) -> Iterator[DetectorHit]:
@@ -157,7 +173,7 @@ def detect_variation_selectors(text: str, params: dict) -> Iterator[DetectorHit]
                 continue
         data = bytes(uc.variation_selector_byte(c) for c in run)
         decoded = data.decode("utf-8", errors="replace")
-        yield DetectorHit(s, e, {"count": len(run), "decoded": uc.printable(decoded, 300)}, decoded=decoded)
+        yield DetectorHit(s, e, {"count": len(run), "decoded": shown_decoded(decoded, DECODED_MESSAGE_CHARS)}, decoded=decoded)
 
 
 def _decode_bits(run: str) -> Optional[str]:
@@ -210,7 +226,7 @@ def detect_zero_width_encoding(text: str, params: dict) -> Iterator[DetectorHit]
         decoded = _decode_bits(run)
         yield DetectorHit(
             s, e,
-            {"count": len(run), "decoded": uc.printable(decoded or "(no readable decoding)", 300)},
+            {"count": len(run), "decoded": shown_decoded(decoded or "(no readable decoding)", DECODED_MESSAGE_CHARS)},
             decoded=decoded,
         )
 

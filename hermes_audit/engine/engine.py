@@ -21,9 +21,10 @@ import regex
 from hermes_audit.documents.document import Document
 from hermes_audit.engine import unicode_chars as uc
 from hermes_audit.engine.catalog import Rule
-from hermes_audit.engine.detectors import DETECTORS, DetectorHit
+from hermes_audit.engine.detectors import DETECTORS, DetectorHit, shown_decoded
 from hermes_audit.engine.markdown import DESCRIBES_SEVERITY_CAP, ExampleSpans
 from hermes_audit.engine.normalize import MappedText, compose, filter_map, nfkc
+from hermes_audit.engine.overlap import merge_overlapping
 from hermes_audit.engine.redact import redact
 from hermes_audit.findings import Confidence, Finding, Severity, Span
 
@@ -31,6 +32,9 @@ from hermes_audit.findings import Confidence, Finding, Severity, Span
 REGEX_TIMEOUT = 5.0
 #: Characters of a finding's matched text kept in its snippet.
 SNIPPET_CHARS = 160
+#: Findings kept per rule and document; further matches are counted and the last kept finding says how
+#: many (issue 8: a hostile file with millions of matches must not exhaust memory or time).
+MAX_FINDINGS_PER_RULE = 1_000
 #: Largest decoded payload scanned again (characters).
 MAX_DECODED_CHARS = 100_000
 #: Shortest decoded payload (non-blank characters) worth scanning again: shorter ones hold no instruction.
@@ -129,6 +133,8 @@ def make_finding(
 ) -> Finding:
     """A finding for ``rule`` at ``[start, end)`` of the document text, snippet redacted and escaped."""
     extent = doc.extent
+    if extent and start >= extent:  # a hit at the very end (an empty match) points at the last character
+        start = extent - 1
     end = max(end, start + 1) if extent else end
     end = min(end, extent)
     start = min(start, end)
@@ -147,7 +153,7 @@ def make_finding(
         snippet=uc.printable(redact(matched), SNIPPET_CHARS),
         hermes_pattern_id=hermes_pattern_id,
         fix=rule.fix or None,
-        decoded=uc.printable(redact(decoded), 500) if decoded is not None else None,
+        decoded=shown_decoded(redact(decoded)) if decoded is not None else None,
     )
 
 
@@ -179,18 +185,23 @@ class Engine:
         views = Views(text)
         examples: Optional[ExampleSpans] = None
         seen: set[tuple[str, int, int]] = set()
+        capped: dict[str, int] = {}  # rule code -> findings kept, then also those only counted
         for rule in self.rules:
             if not rule.applies_to(doc.kind):
                 continue
             try:
                 if rule.detector:
                     # detectors also get the document kind (memory-store checks depend on it)
-                    hits = list(DETECTORS[rule.detector](text, {**rule.params, "document_kind": doc.kind.value}))
+                    hits = DETECTORS[rule.detector](text, {**rule.params, "document_kind": doc.kind.value})
                     for h in hits:
+                        if capped.get(rule.code, 0) >= MAX_FINDINGS_PER_RULE:
+                            capped[rule.code] += 1  # counted, not kept (issue 8: bounded memory)
+                            continue
                         key = (rule.code, h.start, h.end)
                         if key in seen:
                             continue
                         seen.add(key)
+                        capped[rule.code] = capped.get(rule.code, 0) + 1
                         sev, conf, note = h.severity, None, ""
                         if h.describable and rule.demote_in_examples:
                             if examples is None:
@@ -209,11 +220,15 @@ class Engine:
                 view = views.get(rule.view)
                 for pat in rule.compiled:
                     for m in views.matches(rule.view, pat, self.regex_timeout):
+                        if capped.get(rule.code, 0) >= MAX_FINDINGS_PER_RULE:
+                            capped[rule.code] += 1  # counted, not kept (issue 8: bounded memory)
+                            continue
                         s, e = view.to_raw(m.start(), max(m.end(), m.start() + 1))
                         key = (rule.code, s, e)
                         if key in seen:
                             continue
                         seen.add(key)
+                        capped[rule.code] = capped.get(rule.code, 0) + 1
                         conf = rule.confidence
                         sev = rule.severity
                         note = ""
@@ -231,6 +246,13 @@ class Engine:
                 result.errors.append(EngineError(rule.code, doc.path, f"rule {rule.code} timed out after {self.regex_timeout}s"))
             except Exception as exc:  # a broken rule must not stop the scan
                 result.errors.append(EngineError(rule.code, doc.path, f"rule {rule.code} failed: {type(exc).__name__}: {exc}"))
+        # one finding per rule per overlapping region (QA: duplicate findings), before the per-rule cap note
+        result.findings = merge_overlapping(result.findings, doc, self.rules)
+        for code, n in capped.items():
+            if n > MAX_FINDINGS_PER_RULE:
+                last = [f for f in result.findings if f.rule_id == code][-1]
+                last.message += (f" ({n - MAX_FINDINGS_PER_RULE:,} more matches of this rule in this file are not "
+                                 f"listed: at most {MAX_FINDINGS_PER_RULE:,} per rule and file)")
         result.findings.sort(key=lambda f: (f.span.start, f.rule_id))
         return result
 

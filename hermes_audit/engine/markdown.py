@@ -6,7 +6,19 @@ explicitly quoted string (``"..."``, ``“...”``, ``«...»``, ``„...“``,
 ``「...」``, ``『...』``) or reported speech (``... telling you to ignore
 previous instructions``, ``phrases such as ...``) probably *describes* an
 attack: security guides, scanner documentation and defensive SOUL.md files
-are full of them. Audit findings there are never silenced: the engine lowers
+are full of them.
+
+Two kinds of quoting are part of an action rather than a description of one,
+and do not count: shell quotes that belong to a command (``--post-data="$(cat
+~/.netrc)"``, ``-d "$(env)"``, ``python3 -c "..."``: a quote right after
+``=`` or after an option, or one that holds a ``$(...)`` / ``${...}``
+substitution), and an inline code span that is itself the command being
+instructed: the only thing on its line (alone or as a list item) when it
+reads as a shell command (a command word first, or a substitution, pipe or
+redirection), or
+introduced on its sentence by a verb that runs it ("Run `cmd`", "then
+execute `cmd`") with no negation before it ("never run `cmd`" stays a
+description). Audit findings there are never silenced: the engine lowers
 their confidence by one level and caps their severity at
 :data:`DESCRIBES_SEVERITY_CAP` (medium), and says why in the message.
 Parity verdicts never change (Hermes does not make this distinction).
@@ -34,6 +46,86 @@ _QUOTE_PAIRS = [
     ("\u300e", "\u300f"), ("\u2018", "\u2019"), ("\uff02", "\uff02"),
 ]
 _QUOTED = [re.compile(re.escape(o) + r"([^\n" + re.escape(o + c) + r"]{3,400})" + re.escape(c)) for o, c in _QUOTE_PAIRS]
+
+#: Text just before a double quote that makes the quote part of a shell command: ``--data="``, ``KEY="``,
+#: ``-d "``, ``--post-data "``, ``python3 -c "``.
+_SHELL_QUOTE_BEFORE = re.compile(r"(?:=|(?<![\w-])-{1,2}[A-Za-z][\w-]{0,40}[ \t]{1,2})\Z")
+#: Quoted text that is a shell substitution (``"$(env)"``, ``"${TOKEN}"``): the quote belongs to a command.
+_SHELL_QUOTE_BODY = re.compile(r"\s{0,2}\$[({]")
+#: A line that holds only an inline code span (optionally as a list item): the span is the instruction.
+_CODE_ONLY_LINE = re.compile(r"[ \t]{0,12}(?:[-*+][ \t]{1,4}|\d{1,3}[.)][ \t]{1,4})?\Z")
+_CODE_ONLY_AFTER = re.compile(r"[ \t]{0,4}[.:;]?[ \t]{0,4}(?:\r?\n|\Z)")
+#: Inline code that reads as a shell command: a command word first, or shell syntax (substitution, pipe,
+#: redirection, chaining). "`ignore previous instructions`" alone on a line is still a quoted phrase.
+_SHELL_COMMAND = re.compile(
+    r"[ \t]*(?:sudo[ \t]+)?(?:curl|wget|nslookup|dig|host|ping|nc|ncat|netcat|ssh|scp|rsync|python[0-9.]*|node|deno|"
+    r"ruby|perl|php|bash|sh|zsh|cat|echo|printf|printenv|env|export|eval|exec|source|base64|xxd|rm|dd|mkfs\S*|chmod|"
+    r"chown|crontab|git|npm|npx|pip[0-9]*|uv|docker|kubectl|aws|gcloud|az|powershell|pwsh|iex|iwr|irm|Invoke-\w+|"
+    r"Get-Content|tee|sed|awk|tar|unzip|openssl|gpg|history|unset|mkfifo)\b"
+    r"|.*(?:\$\(|\$\{|\$[A-Za-z_]|\|[ \t]*\w|>>?[ \t]*[~/$\w]|&&)",
+)
+#: A verb that runs the inline code span after it on the same sentence: "Run `...`", "then execute: `...`".
+_RUN_INLINE = re.compile(
+    r"\b(?:run|execute|exec|paste|enter|invoke|source|eval)\b[^`\n]{0,40}\Z", re.I,
+)
+#: A negation or prohibition earlier on the same sentence ("never run `...`", "do not execute `...`").
+_NEGATED = re.compile(r"\b(?:not|never|no|avoid|without|refuse|forbid(?:den)?|prohibit(?:ed)?)\b|n[\'\u2019]t\b", re.I)
+#: A list item line ("- ...", "* ...", "1. ...").
+_LIST_ITEM = re.compile(r"[ \t]{0,12}(?:[-*+]|\d{1,3}[.)])[ \t]")
+#: Lines looked back for the line that introduces a command line or a list of them.
+_LEAD_IN_LINES = 30
+#: Words of a lead-in line that present what follows as examples, not as steps.
+_DESCRIBES_LEAD_IN = re.compile(
+    r"\b(?:examples?|e\.g\.|such\s+as|like|dangerous|malicious|attack\w*|suspicious|red\s+flags?|blocks?|blocked|"
+    r"detects?|detected|flag(?:s|ged)?|patterns?|indicators?|payloads?|exploits?|risky|unsafe)\b",
+    re.I,
+)
+#: Characters of a line looked at before an inline code span for a run verb or a negation.
+_RUN_WINDOW = 160
+#: Where a sentence starts, looking back from an inline code span.
+_SENTENCE_BREAK = re.compile(r".*(?:[.!?;]\s|`)", re.S)
+
+
+def _shell_quote(text: str, start: int, body: str) -> bool:
+    """True when the double-quoted string at ``start`` is part of a shell command, not a quoted example."""
+    before = text[max(0, start - 48):start]
+    return _SHELL_QUOTE_BEFORE.search(before) is not None or _SHELL_QUOTE_BODY.match(body) is not None
+
+
+def _lead_in_describes(text: str, line_start: int) -> bool:
+    """True when the line that introduces a command line (the nearest earlier line that is neither blank
+    nor a list item, within :data:`_LEAD_IN_LINES` lines) forbids or exemplifies what follows:
+    "Never run these:", "Examples of attacks:", "Red flags include:"."""
+    pos = line_start
+    for _ in range(_LEAD_IN_LINES):
+        if pos <= 0:
+            return False
+        prev_start = text.rfind("\n", max(0, pos - 1 - 2000), pos - 1) + 1
+        line = text[prev_start:pos - 1]
+        pos = prev_start
+        stripped = line.strip()
+        if not stripped or _LIST_ITEM.match(line):
+            continue
+        return _NEGATED.search(line) is not None or _DESCRIBES_LEAD_IN.search(line) is not None
+    return False
+
+
+def _inline_performs(text: str, start: int, end: int) -> bool:
+    """True when the inline code span ``[start, end)`` is the command being instructed, not an example:
+    alone on its line, or run by a verb earlier on its sentence that no negation precedes."""
+    line_start = text.rfind("\n", max(0, start - _RUN_WINDOW), start) + 1
+    if line_start == 0 and start > _RUN_WINDOW:
+        line_start = start - _RUN_WINDOW  # a long line: only its last characters before the span matter
+    prefix = text[line_start:start]
+    if _CODE_ONLY_LINE.fullmatch(prefix) and _CODE_ONLY_AFTER.match(text, end) and (
+        line_start == 0 or text[line_start - 1] == "\n"
+    ):
+        body = text[start:end].strip("`")
+        return _SHELL_COMMAND.match(body[:2000]) is not None and not _lead_in_describes(text, line_start)
+    m = _SENTENCE_BREAK.match(prefix)
+    sentence = prefix[m.end():] if m else prefix
+    return _RUN_INLINE.search(sentence) is not None and _NEGATED.search(sentence) is None
+
 
 #: Reported speech right before a match: the phrase is what someone else says, not an instruction.
 _REPORTED = re.compile(
@@ -90,11 +182,15 @@ class ExampleSpans:
             at_line_start = m.start() == 0 or text[m.start() - 1] == "\n"
             if len(m.group(1)) >= 3 and at_line_start:
                 continue  # a fence, handled above (a fence the text tells the agent to run is not an example)
+            if _inline_performs(text, m.start(), m.end()):
+                continue  # the span is the command the line tells the agent to run
             spans.append((m.start(), m.end(), "inside inline code"))
         for m in _QUOTE_LINE.finditer(text):
             spans.append((m.start(), m.end(), "inside a block quote"))
-        for pat in _QUOTED:
+        for (opening, _), pat in zip(_QUOTE_PAIRS, _QUOTED):
             for m in pat.finditer(text):
+                if opening == "\"" and _shell_quote(text, m.start(), m.group(1)):
+                    continue  # a shell quote inside a command, not a quoted example
                 spans.append((m.start(), m.end(), "inside a quoted example"))
         spans.sort()
         merged: list[tuple[int, int, str]] = []

@@ -29,7 +29,7 @@ import bisect
 import re
 import unicodedata
 from array import array
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 
 class _Builder:
@@ -174,36 +174,38 @@ class MappedText:
         return 0 if self._d0 is None else len(self._d0)
 
 
-def _segments(raw: str) -> list[tuple[int, int]]:
+def _segments(raw: str) -> Iterator[tuple[int, int]]:
     """Cut ``raw`` at characters with canonical combining class 0."""
-    segs: list[tuple[int, int]] = []
     start = 0
     combining = unicodedata.combining
     for i in range(1, len(raw)):
         if combining(raw[i]) == 0:
-            segs.append((start, i))
+            yield start, i
             start = i
     if raw:
-        segs.append((start, len(raw)))
-    return segs
+        yield start, len(raw)
 
 
-def _merged_segments(raw: str) -> list[tuple[int, int, str]]:
+def _merged_segments(raw: str) -> Iterator[tuple[int, int, str]]:
+    """Segments with their NFKC, a segment merged into the previous one whenever normalising the pair
+    differs from normalising each alone. Generated one at a time (memory: one pending segment)."""
     norm = unicodedata.normalize
-    merged: list[tuple[int, int, str]] = []
+    pending: Optional[tuple[int, int, str]] = None
     for s, e in _segments(raw):
         piece = norm("NFKC", raw[s:e])
-        if merged:
-            ps, pe, pp = merged[-1]
+        if pending is not None:
+            ps, _pe, pp = pending
             joined = norm("NFKC", raw[ps:e])
             if joined != pp + piece:
-                merged[-1] = (ps, e, joined)
+                pending = (ps, e, joined)
                 continue
-        merged.append((s, e, piece))
-    return merged
+            yield pending
+        pending = (s, e, piece)
+    if pending is not None:
+        yield pending
 
 
-def _coarse(raw: str, normalised: str) -> MappedText:  # pragma: no cover - defensive
+def _coarse(raw: str, normalised: str) -> MappedText:
     n, m = len(normalised), max(len(raw), 1)
     starts = [min(m - 1, i * m // max(n, 1)) for i in range(n)]
     ends = [min(m, (i + 1) * m // max(n, 1) + 1) for i in range(n)]
@@ -241,18 +243,21 @@ def nfkc(raw: str) -> MappedText:
         while j < count and raw_lines[j] and combining(raw_lines[j][0]):
             j += 1
         if j == i + 1:
-            r = raw_lines[i]
-            changed = r != norm_lines[i]
+            r, n = raw_lines[i], norm_lines[i]
         else:
-            r = "\n".join(raw_lines[i:j])
-            changed = any(raw_lines[k] != norm_lines[k] for k in range(i, j))
-        if not changed and (has_mark is None or has_mark(r) is None):
+            r, n = "\n".join(raw_lines[i:j]), "\n".join(norm_lines[i:j])
+        if r == n and (has_mark is None or has_mark(r) is None):
             b.shift(off, len(r))
-            out_parts.append(r)
         else:
+            got = 0
             for s, e, piece in _merged_segments(r):
+                if not n.startswith(piece, got):  # the segments do not rebuild NFKC: as the reference does
+                    return _coarse(raw, normalised)
                 b.block(off + s, off + e, len(piece))
-                out_parts.append(piece)
+                got += len(piece)
+            if got != len(n):
+                return _coarse(raw, normalised)
+        out_parts.append(n)
         off += len(r)
         if j < count:
             b.shift(off, 1)
@@ -272,7 +277,7 @@ def nfkc_reference(raw: str) -> MappedText:
         return MappedText(raw, normalised)
     starts: list[int] = []
     ends: list[int] = []
-    merged = _merged_segments(raw)
+    merged = list(_merged_segments(raw))
     for s, e, piece in merged:
         starts.extend([s] * len(piece))
         ends.extend([e] * len(piece))

@@ -171,7 +171,7 @@ def detect_encoded_payloads(text: str, params: dict) -> Iterator[DetectorHit]:
         taken_until = e
         yield DetectorHit(
             s, e,
-            {"encoding": " inside ".join(reversed(chain)), "count": e - s, "decoded": printable(decoded, 300)},
+            {"encoding": " inside ".join(reversed(chain)), "count": e - s, "decoded": printable(decoded, 300, count_rest=True)},
             decoded=decoded,
         )
 

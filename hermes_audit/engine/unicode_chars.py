@@ -6,6 +6,7 @@ class, names) rather than hand-written tables wherever Unicode defines them.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 #: Zero-width and other invisible characters that are not bidi controls.
@@ -92,10 +93,36 @@ def codepoint(ch: str) -> str:
     return f"U+{ord(ch):04X}"
 
 
-def printable(text: str, limit: int = 200) -> str:
-    """Text safe to show in any output: control, format and bidi characters escaped, length bounded."""
+#: An escape sequence cut short at the end of a text (``\u20``, ``\U000e00``, ``\x0``, a lone ``\``).
+_PARTIAL_ESCAPE = re.compile(r"\\(?:x[0-9a-fA-F]?|u[0-9a-fA-F]{0,3}|U[0-9a-fA-F]{0,7})?\Z")
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text[:limit]`` without a backslash escape cut in half at its end.
+
+    ``printable`` output is often shortened again (a message holding an
+    escaped match, a reporter's own bound); a cut inside ``\\u200b`` would
+    leave a bare ``\\u``. Only the partial escape at the cut is dropped.
+    """
+    head = text[:limit]
+    if "\\" not in head[-10:]:
+        return head
+    m = _PARTIAL_ESCAPE.search(head)
+    return head[:m.start()] if m else head
+
+
+def printable(text: str, limit: int = 200, count_rest: bool = False) -> str:
+    """Text safe to show in any output: control, format and bidi characters escaped, length bounded.
+
+    ``limit`` is in characters (code points) of ``text``, counted before
+    escaping, so an escape is never cut in half; when ``text`` is itself
+    already escaped (a message holding an escaped match), a partial escape at
+    the cut is dropped. A shortened text ends with ``…``, or with
+    ``… (N more)`` (N characters of ``text`` not shown) when ``count_rest``.
+    """
     out = []
-    for ch in text[:limit]:
+    head = _cut(text, limit) if len(text) > limit else text
+    for ch in head:
         cat = unicodedata.category(ch)
         if ch == "\n":
             out.append("\\n")
@@ -106,6 +133,6 @@ def printable(text: str, limit: int = 200) -> str:
             out.append(f"\\x{o:02x}" if o < 0x100 else (f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}"))
         else:
             out.append(ch)
-    if len(text) > limit:
-        out.append("…")
+    if len(text) > len(head):
+        out.append(f"… ({len(text) - len(head)} more)" if count_rest else "…")
     return "".join(out)

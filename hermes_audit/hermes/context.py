@@ -1386,6 +1386,24 @@ class LoadingIssue:
     message: str
     severity: Any = None
     confidence: Any = None
+    #: replaces the rule's ``fix`` text when the remedy depends on the cause (HA606)
+    fix: Optional[str] = None
+
+
+def unreadable_fix(e: FileEntry) -> str:
+    """The fix of an HA606 (``context-file-unreadable``) finding, by cause: not UTF-8, not a regular file,
+    permission denied or another read error."""
+    rd = e.read
+    if rd is not None and rd.status is ReadStatus.NOT_UTF8:
+        return "Save the file as UTF-8 (a UTF-8 byte-order mark is fine)."
+    ft = (rd.file_type if rd is not None else "") or (e.fs_type or "")
+    if rd is not None and rd.status is ReadStatus.NOT_REGULAR or ft in ("fifo", "chardev", "socket", "dir"):
+        if ft in ("directory", "dir"):
+            return "Rename the directory or move it away: Hermes expects a regular file with this name."
+        return f"Delete the {ft} and, if instructions belong here, put them in a regular file."
+    if rd is not None and rd.detail == "permission denied":
+        return "Make the file readable by the user who runs Hermes (for example chmod a+r), or delete it."
+    return "Make the file readable by the user who runs Hermes, or delete it."
 
 
 def _file_span(e: FileEntry) -> tuple[int, int]:
@@ -1571,7 +1589,8 @@ def loading_issues(report: ContextReport, ceiling: Optional[ContextReport] = Non
                                     f"{e.display} is a symlink to {e.realpath or 'a file'} outside {report.root}; "
                                     f"{p.label} follows it and puts that file into the system prompt"))
         elif e.status == SKIPPED and e.reached:
-            out.append(LoadingIssue(R_UNREADABLE, e, 0, 0, f"{e.display} is never loaded: {e.reason}"))
+            out.append(LoadingIssue(R_UNREADABLE, e, 0, 0, f"{e.display} is never loaded: {e.reason}",
+                                    fix=unreadable_fix(e)))
         elif e.status == EMPTY and e.reached:
             out.append(LoadingIssue(R_EMPTY, e, 0, 0, f"{e.display} is empty: {e.reason}"))
         elif e.bom_only and e.status in (LOADED, TRUNCATED):
@@ -1655,7 +1674,10 @@ def issues_to_findings(issues: list[LoadingIssue], catalog, display: Optional[Ca
         if rule is None or (selected is not None and rule.code not in selected):
             continue
         doc = entry_document(it.entry, display(it.entry) if display else None)
-        out.append(make_finding(doc, rule, it.start, it.end, it.message, severity=it.severity, confidence=it.confidence))
+        f = make_finding(doc, rule, it.start, it.end, it.message, severity=it.severity, confidence=it.confidence)
+        if it.fix:
+            f.fix = it.fix
+        out.append(f)
     return out
 
 

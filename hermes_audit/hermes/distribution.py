@@ -290,27 +290,187 @@ def manifest_from_data(data: Any) -> Manifest:
 
 @dataclass
 class ManifestRead:
-    """Outcome of reading ``distribution.yaml``: the manifest, or Hermes' refusal, or a hermes-audit limit."""
+    """Outcome of reading ``distribution.yaml``: the manifest, or Hermes' refusal, or a hermes-audit limit.
+
+    ``hermes_effect`` (with a ``limit`` error, or with ``bomb``) says what Hermes does with a manifest
+    whose aliases hermes-audit would not expand (:func:`hermes_on_alias_bomb`). ``bomb`` describes an alias
+    bomb that sits only in keys Hermes ignores: the manifest is then evaluated without those values.
+    """
 
     manifest: Optional[Manifest] = None
     error: Optional[str] = None
     #: "hermes" when Hermes itself refuses with ``error``; "limit" when hermes-audit will not evaluate it
     error_kind: str = ""
     data: Any = None
+    hermes_effect: str = ""
+    bomb: str = ""
+
+
+def yaml_error_text(exc: Exception) -> str:
+    """PyYAML's error message on one line: context and problem with their positions as
+    ``line L, column C`` (1-based); the source excerpt and caret of its multi-line message are dropped."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        parts = []
+        for what, mark in ((exc.context, exc.context_mark), (exc.problem, exc.problem_mark)):
+            if what:
+                parts.append(what + (f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""))
+        if exc.note:
+            parts.append(exc.note)
+        if parts:
+            return ": ".join(" ".join(p.split()) for p in parts)
+    return " ".join(str(exc).split())
 
 
 def parse_manifest_text(text: str, display_path: str) -> ManifestRead:
-    """Parse manifest text as Hermes does (``read_manifest``), with hermes-audit's YAML limits."""
+    """Parse manifest text as Hermes does (``read_manifest``), with hermes-audit's YAML limits.
+
+    A YAML error is Hermes' ``Failed to parse <path>: <PyYAML message>``, the message put on one line
+    (:func:`yaml_error_text`). A document over the limits is not constructed; an alias bomb is
+    examined as a node graph instead (:func:`hermes_on_alias_bomb`).
+    """
     try:
         data = load_yaml_bounded(text)
     except YamlLimitError as exc:
-        return ManifestRead(error=f"{MANIFEST_FILENAME} is not evaluated: {exc}", error_kind="limit")
+        effect, partial, where = hermes_on_alias_bomb(text, display_path)
+        if partial is None:
+            return ManifestRead(error=f"hermes-audit did not evaluate {MANIFEST_FILENAME}: {exc}", error_kind="limit",
+                                hermes_effect=effect)
+        read = parse_manifest_data(partial)
+        verb = "hold" if where.startswith("keys") else "holds"
+        read.bomb = (f"{where} of {MANIFEST_FILENAME} {verb} a YAML alias bomb (more than {MAX_YAML_EXPANDED:,} "
+                     "values when expanded); hermes-audit did not expand it")
+        read.hermes_effect = effect
+        return read
     except yaml.YAMLError as exc:
-        return ManifestRead(error=f"Failed to parse {display_path}: {exc}", error_kind="hermes")
+        return ManifestRead(error=f"Failed to parse {display_path}: {yaml_error_text(exc)}", error_kind="hermes")
+    return parse_manifest_data(data)
+
+
+def parse_manifest_data(data: Any) -> ManifestRead:
+    """:func:`manifest_from_data` as a :class:`ManifestRead` (Hermes' refusal in ``error``)."""
     try:
         return ManifestRead(manifest_from_data(data or {}), data=data)
     except DistributionError as exc:
         return ManifestRead(error=str(exc), error_kind="hermes", data=data)
+
+
+#: Manifest fields ``DistributionManifest.from_dict`` turns into text with ``str()``, in its order after
+#: ``name``, ``env_requires`` and ``distribution_owned`` (hermes-agent 0.19.0 hermes_cli/profile_distribution.py).
+_STR_FIELDS = ("version", "description", "hermes_requires", "author", "license", "source", "installed_at")
+
+
+def _expanded_sizes(root: yaml.Node, max_nodes: int = MAX_YAML_NODES) -> dict[int, int]:
+    """Values each node expands to (itself included), by node id. Raises :class:`YamlLimitError` for a
+    self-referencing alias or more than ``max_nodes`` distinct nodes."""
+    size: dict[int, int] = {}
+    active: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        nid = id(node)
+        if done:
+            active.discard(nid)
+            size[nid] = 1 + sum(size[id(c)] for c in _children(node))
+            continue
+        if nid in size:
+            continue
+        if nid in active:
+            raise YamlLimitError("an alias refers to a node that contains it (self-referencing YAML)")
+        if len(size) + len(active) >= max_nodes:
+            raise YamlLimitError(f"it has more than {max_nodes:,} YAML nodes")
+        active.add(nid)
+        stack.append((node, True))
+        for c in _children(node):
+            if id(c) in active:
+                raise YamlLimitError("an alias refers to a node that contains it (self-referencing YAML)")
+            if id(c) not in size:
+                stack.append((c, False))
+    return size
+
+
+def hermes_on_alias_bomb(text: str, display_path: str = MANIFEST_FILENAME,
+                         max_expanded: int = MAX_YAML_EXPANDED) -> tuple[str, Optional[dict], str]:
+    """What Hermes does with a manifest whose aliases expand past ``max_expanded`` values.
+
+    Hermes parses it with ``yaml.safe_load``, which is quick: an alias becomes a second reference to the
+    same Python object, nothing is copied. The expansion happens only where Hermes turns a value into text
+    with ``str()`` (``DistributionManifest.from_dict`` and the ``.env.EXAMPLE`` it writes, hermes-agent
+    0.19.0 ``hermes_cli/profile_distribution.py``): that takes time and memory in proportion to the
+    expanded size, so the install hangs or runs out of memory. Returns ``(effect, data, where)``:
+    ``effect`` is one clause saying what Hermes does; ``data`` is the manifest with the bombed values
+    replaced by ``None`` when Hermes never expands them (they sit in keys it ignores), else ``None``;
+    ``where`` names those keys. Only the node graph is examined; nothing is expanded.
+    """
+    quick = "Hermes parses it with yaml.safe_load (quickly: an alias is a shared reference, nothing is copied)"
+    loader = yaml.SafeLoader(text)
+    try:
+        try:
+            root = loader.get_single_node()
+            sizes = _expanded_sizes(root) if root is not None else {}
+        except (yaml.YAMLError, RecursionError):
+            return f"{quick}; what it does next is not predicted", None, ""
+        except YamlLimitError as exc:
+            return f"{quick}; what it does with a document where {exc} is not predicted", None, ""
+
+        def big(node: Optional[yaml.Node]) -> bool:
+            return node is not None and sizes.get(id(node), 0) > max_expanded
+
+        def hang(what: str, node: yaml.Node) -> str:
+            return (f"{quick}, then turns {what} into text with str(), which expands {sizes[id(node)]:,} values: "
+                    "`hermes profile install` hangs or runs out of memory")
+
+        if not isinstance(root, yaml.MappingNode):
+            kind = "list" if isinstance(root, yaml.SequenceNode) else "str"
+            return f"{quick} and refuses it: {MANIFEST_FILENAME} must be a mapping, got {kind}", None, ""
+        fields: dict[str, yaml.Node] = {}
+        for k, v in root.value:
+            if not isinstance(k, yaml.ScalarNode):
+                return (f"{quick} and refuses it: Failed to parse {display_path}: a mapping key is a collection "
+                        "(found unhashable key)"), None, ""
+            fields[k.value] = v
+        name = fields.get("name")
+        if big(name):
+            return hang("'name'", name), None, ""
+        env = fields.get("env_requires")
+        if isinstance(env, yaml.SequenceNode):
+            for i, item in enumerate(env.value):
+                if not isinstance(item, yaml.MappingNode):
+                    break
+                sub = {k.value: v for k, v in item.value if isinstance(k, yaml.ScalarNode)}
+                for key in ("name", "description"):
+                    if big(sub.get(key)):
+                        return hang(f"env_requires[{i}].{key}", sub[key]), None, ""
+        owned = fields.get("distribution_owned")
+        if isinstance(owned, yaml.SequenceNode):
+            for i, item in enumerate(owned.value):
+                if big(item):
+                    return hang(f"distribution_owned[{i}]", item), None, ""
+        for key in _STR_FIELDS:
+            if big(fields.get(key)):
+                return hang(f"'{key}'", fields[key]), None, ""
+        if isinstance(env, yaml.SequenceNode):
+            for i, item in enumerate(env.value):
+                sub = ({k.value: v for k, v in item.value if isinstance(k, yaml.ScalarNode)}
+                       if isinstance(item, yaml.MappingNode) else {})
+                if big(sub.get("default")):
+                    return (f"{quick}, then writes env_requires[{i}].default into .env.EXAMPLE with str(), which "
+                            f"expands {sizes[id(sub['default'])]:,} values: `hermes profile install` hangs or runs "
+                            "out of memory"), None, ""
+        bombed = [k for k, v in fields.items() if big(v) and k not in _KNOWN_KEYS]
+        if any(big(v) for k, v in fields.items() if k in _KNOWN_KEYS):
+            return f"{quick}; what it does next is not predicted", None, ""
+        null = yaml.ScalarNode("tag:yaml.org,2002:null", "")
+        trimmed = yaml.MappingNode("tag:yaml.org,2002:map",
+                                   [(k, null if big(v) else v) for k, v in root.value])
+        try:
+            data = loader.construct_document(trimmed)
+        except (yaml.YAMLError, RecursionError):
+            return f"{quick}; what it does next is not predicted", None, ""
+        where = "key" + ("s " if len(bombed) > 1 else " ") + ", ".join(repr(k) for k in bombed)
+        return (f"{quick} and never uses {where} (it ignores unknown keys), so the bomb does not go off in "
+                "Hermes"), data, where
+    finally:
+        loader.dispose()
 
 
 def read_manifest(root: Path, display_path: Optional[str] = None) -> ManifestRead:
@@ -333,7 +493,7 @@ def read_manifest(root: Path, display_path: Optional[str] = None) -> ManifestRea
         return ManifestRead(error=f"no {MANIFEST_FILENAME} (a {_type_of(st.st_mode)} has that name)",
                             error_kind="missing")
     if stat.S_ISREG(st.st_mode) and st.st_size > MAX_MANIFEST_BYTES:
-        return ManifestRead(error=(f"{MANIFEST_FILENAME} is not evaluated: it is {st.st_size:,} bytes "
+        return ManifestRead(error=(f"hermes-audit did not evaluate {MANIFEST_FILENAME}: it is {st.st_size:,} bytes "
                                    f"(limit {MAX_MANIFEST_BYTES:,}; a real manifest is a few hundred bytes)"),
                             error_kind="limit")
     res = read_file(path, root.resolve(), max_bytes=MAX_MANIFEST_BYTES)

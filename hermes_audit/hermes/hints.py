@@ -763,6 +763,8 @@ def parse_trace(lines: Iterable[str], source: str = "<trace>") -> list[tuple[str
             obj = json.loads(s)
         except json.JSONDecodeError as exc:
             raise TraceError(f"{source}:{i}: not JSON ({exc.msg})") from None
+        except RecursionError:
+            raise TraceError(f"{source}:{i}: JSON nested too deeply") from None
         if not isinstance(obj, dict) or not isinstance(obj.get("tool"), str):
             raise TraceError(f'{source}:{i}: expected {{"tool": NAME, "args": {{...}}}}')
         args = obj.get("args", {})

@@ -323,6 +323,9 @@ class PromptReport:
     context_report: Optional[ctx.ContextReport] = None
     stores: list = field(default_factory=list)
     memory_config: Optional[mem.MemoryConfig] = None
+    #: A memory store whose read blocks the session start (a FIFO or device; both profiles read the stores
+    #: with a plain ``read_text()``, ``tools/memory_tool.py``): no prompt is ever built.
+    memory_hang: Optional[mem.StoreReport] = None
 
     # -- assembly --------------------------------------------------------------------------------
     def included(self) -> list[Layer]:
@@ -1001,6 +1004,7 @@ class _Builder:
         self.notes: list[str] = []
         self.layers: list[Layer] = []
         self.src_note = ""
+        self.memory_hang: Optional[mem.StoreReport] = None
         if source is not None and source.version and profile.name == "0.19" and source.version != "0.19.0":
             self.notes.append(f"fixed texts come from hermes-agent {source.version}, not 0.19.0: they may differ")
         elif source is not None and profile.name == "latest" and source.version:
@@ -1625,11 +1629,20 @@ class _Builder:
         self.stores = stores
 
     def memory_layers(self) -> None:
+        from hermes_audit.hermes.verdict import read_blocks
+
         cfg = self.memory_cfg
         for rep in self.stores:
             id_ = "memory" if rep.target == "memory" else "user-profile"
             title = mem.BLOCK_HEADERS[rep.target]
             path = rep.document.path if rep.document is not None else self.join(self.home, "memories", rep.filename)
+            doc = rep.document
+            # agent_init reads both stores when either block is on, before any limit is used
+            if doc is not None and any(cfg.enabled.values()) and read_blocks(doc.kind, doc.read, self.p, doc.path):
+                self.add(Layer(id_, title, "volatile", UNKNOWN, None,
+                               placeholder_marker(f"{rep.filename}, not predictable", None), 0, False, path, rep.note))
+                self.memory_hang = self.memory_hang or rep
+                continue
             if not cfg.enabled[rep.target]:
                 key = "memory_enabled" if rep.target == "memory" else "user_profile_enabled"
                 self.absent(id_, title, "volatile", f"config.yaml memory.{key} is false", path)
@@ -1792,6 +1805,10 @@ def assemble(settings: PromptSettings, profile: VersionProfile, scanner: ThreatS
     soul = b.report.soul
     if soul is not None and soul.status == ctx.HANG:
         problem = soul.reason
+    hang = b.memory_hang
+    if hang is not None and problem is None:
+        problem = (f"{profile.label} would block forever reading {hang.document.path} "
+                   f"({hang.document.read.file_type}); the session never starts, so no prompt is built")
     if source is None:
         b.notes.insert(0, "Hermes' own texts are placeholders: install hermes-agent or give --hermes-source DIR for "
                           "the exact prompt")
@@ -1803,7 +1820,7 @@ def assemble(settings: PromptSettings, profile: VersionProfile, scanner: ThreatS
         cap=b.cap, context_window=b.context_length, window_source=b.window_source, model=b.model,
         provider=b.provider or "(resolved at start)", tools=frozenset(b.tools), tools_source=b.tools_source,
         now=b.now, notes=b.notes, problem=problem, context_report=b.report, stores=b.stores,
-        memory_config=b.memory_cfg,
+        memory_config=b.memory_cfg, memory_hang=b.memory_hang,
     )
 
 
@@ -1816,6 +1833,8 @@ R_LAYER_TRUNCATED = "prompt-layer-truncated"
 R_MEMORY_CAPACITY = "prompt-memory-capacity"
 R_REPEATED = "prompt-repeated-instruction"
 PROMPT_RULES = (R_OVER_BUDGET, R_LAYER_BLOCKED, R_LAYER_TRUNCATED, R_MEMORY_CAPACITY, R_REPEATED)
+#: rules/loading.yaml's HA608: a HERMES_HOME file (memory store) whose read hangs the session start.
+R_SESSION_HANG = "context-read-hangs"
 PROMPT_FAMILY = "prompt"
 #: Shortest normalised line compared across layers for repetition (characters, words).
 REPEAT_MIN_CHARS = 30
@@ -1900,6 +1919,15 @@ def _repetition_sources(report: PromptReport) -> list[tuple[str, Document, str]]
     return out
 
 
+def format_share(x: float) -> str:
+    """A share (0.25) as a percentage with the digits it needs: ``25%``, ``5.7%``, ``0.1%``, ``0.012%``
+    (two significant digits below 10 %, so a 0.001 budget is never shown as ``0%``)."""
+    p = x * 100
+    if p <= 0 or p >= 10 or p == int(p):
+        return f"{p:.0f}%"
+    return f"{p:.2g}%"
+
+
 def prompt_issues(report: PromptReport, max_share: Optional[float] = None) -> list[PromptIssue]:
     """The prompt findings of a dry run (see ``rules/prompt.yaml``)."""
     from hermes_audit.findings import Severity
@@ -1907,6 +1935,13 @@ def prompt_issues(report: PromptReport, max_share: Optional[float] = None) -> li
     out: list[PromptIssue] = []
     share_limit = report.settings.max_share if max_share is None else max_share
     label = report.profile.label
+    if report.memory_hang is not None and report.memory_hang.document is not None:
+        from hermes_audit.hermes.verdict import unreadable_consequence
+
+        d = report.memory_hang.document
+        out.append(PromptIssue(R_SESSION_HANG, d, 0, 0, f"{d.path} is a {d.read.file_type}: "
+                               + unreadable_consequence(d.kind, d.read, report.profile, d.path)))
+        return out  # no prompt is ever built: nothing else about it is true
     # over budget
     window = report.context_window or ASSUMED_CONTEXT_WINDOW
     total = report.total_tokens + report.api_call_tokens
@@ -1919,7 +1954,8 @@ def prompt_issues(report: PromptReport, max_share: Optional[float] = None) -> li
             out.append(PromptIssue(
                 R_OVER_BUDGET, doc, *_first_line(doc),
                 f"the system prompt {label} would build is ~{total:,} tokens ({report.counter.method}), "
-                f"{total / window:.0%} of the {window:,}-token context window{assumed}, over the {share_limit:.0%} "
+                f"{format_share(total / window)} of the {window:,}-token context window{assumed}, over the "
+                f"{format_share(share_limit)} "
                 f"budget; largest layers: " + ", ".join(f"{ly.id} ~{ly.tokens:,}" for ly in top)))
     for ly in report.included():
         if ly.status == BLOCKED and ly.id in ("identity", "project-context"):
@@ -2014,7 +2050,7 @@ def issues_to_findings(issues: list[PromptIssue], catalog, selected: Optional[se
     ``catalog``; ``selected`` limits them to these codes; ``display(doc)`` renames the path)."""
     from hermes_audit.engine.engine import make_finding
 
-    by_name = {r.name: r for r in catalog.rules if r.family == PROMPT_FAMILY}
+    by_name = {r.name: r for r in catalog.rules if r.family == PROMPT_FAMILY or r.name == R_SESSION_HANG}
     out = []
     for it in issues:
         rule = by_name.get(it.rule)
@@ -2172,9 +2208,12 @@ def scan_prompt_findings(paths, catalog, selected: set[str], profile: VersionPro
     except PromptError as exc:
         raise ValueError(str(exc)) from None
     notes.extend(f"prompt: {n}" for n in report.notes if "placeholders" not in n)
-    notes.append(f"prompt: {profile.label} session in {report.cwd}: ~{report.total_tokens:,} tokens "
-                 f"({report.counter.method}), {len([ly for ly in report.included() if ly.tier != 'api-call'])} layers"
-                 + ("" if report.exact else ", some sizes estimated"))
+    if report.problem:
+        notes.append(f"prompt: {profile.label} session in {report.cwd}: not predictable: {report.problem}")
+    else:
+        notes.append(f"prompt: {profile.label} session in {report.cwd}: ~{report.total_tokens:,} tokens "
+                     f"({report.counter.method}), {len([ly for ly in report.included() if ly.tier != 'api-call'])} "
+                     "layers" + ("" if report.exact else ", some sizes estimated"))
     base_dir = os.path.realpath(base or Path.cwd())
 
     def display(doc: Document) -> str:

@@ -151,6 +151,69 @@ def load_guard_catalog(path: Optional[Path] = None) -> GuardCatalog:
     return cat
 
 
+#: The rule family of skills-guard findings in ``hermes-audit profile`` (they count through the guard's own
+#: install decision, not through ``--fail-on``).
+GUARD_FAMILY = "hermes-skills-guard"
+
+#: What each structural check of the skills guard finds (hermes-agent 0.19.0 ``tools/skills_guard.py``;
+#: the limits are those of ``rules/skills-guard.yaml``).
+STRUCTURAL_CHECKS = {
+    "invisible_unicode": "a line holding an invisible or bidirectional-control character (one finding per line)",
+    "symlink_escape": "a symlink whose target resolves outside the skill directory",
+    "broken_symlink": "a symlink whose target does not exist",
+    "oversized_file": "a file larger than {max_single_file_kb} KB",
+    "binary_file": "a file with a binary extension (.exe, .so, .dll...)",
+    "unexpected_executable": "a file with the executable bit that is not a script (.sh, .py, .rb, .pl, .bash)",
+    "too_many_files": "a skill with more than {max_file_count} files",
+    "oversized_skill": "a skill larger than {max_total_size_kb} KB in all",
+}
+
+
+def guard_rules(cat: Optional["GuardCatalog"] = None) -> list:
+    """The skills guard as read-only :class:`~hermes_audit.engine.catalog.Rule` objects, one per pattern
+    (codes HS001-HS1xx, in Hermes' order) and per structural check (HS201-HS208), built from
+    ``rules/skills-guard.yaml``. ``hermes-audit profile`` reports the guard's findings with these rules;
+    ``rules --all`` lists them and ``explain HSnnn`` prints their help. They have no detector: the
+    engine never runs them. Raises :class:`SkillsGuardError` when the data file is broken."""
+    from hermes_audit.engine.catalog import Rule
+    from hermes_audit.findings import Confidence
+
+    cat = cat or load_guard_catalog()
+    policy = ", ".join(f"{lvl}: {'/'.join(d)}" for lvl, d in cat.install_policy.items())
+    why = ("**Why it matters**: Hermes runs its skills guard when it installs a skill from the skills hub: "
+           "any critical finding makes the skill `dangerous`, any high one `caution`, and the install policy "
+           f"decides per trust level (safe/caution/dangerous -> {policy}). `hermes profile install` copies a "
+           "distribution's skills without running it, so `hermes-audit profile` reports what the guard would "
+           "say. A guard finding does not fail the run by itself; a skill the guard would not allow at "
+           "`--skills-trust` does.")
+    out = []
+    for p in cat.patterns:
+        out.append(Rule(
+            code=p.code, name=f"skills-guard-{p.id.replace('_', '-')}", family=GUARD_FAMILY,
+            severity=severity_of(p.severity), confidence=Confidence.HIGH,
+            title=f"Hermes skills guard: {p.id} ({p.category})", message="",
+            help=(f"**What it finds**: Hermes' skills-guard pattern `{p.id}` (category {p.category}, severity "
+                  f"{p.severity}; {cat.scanner_version}, tools/skills_guard.py of hermes-agent 0.19.0). Regex, "
+                  f"searched on every line with `re.IGNORECASE`:\n\n    {p.regex}\n\n{why}\n\n"
+                  "**Fix**: remove the line, or review the skill and install it at a trust level that allows it."),
+            kinds=frozenset({"all"}), source="skills-guard.yaml",
+            fix="Remove the matching line, or review the skill before installing it.",
+        ))
+    limits = {"max_single_file_kb": cat.max_single_file_kb, "max_file_count": cat.max_file_count,
+              "max_total_size_kb": cat.max_total_size_kb}
+    for sid, (code, sev, category) in sorted(cat.structural.items(), key=lambda kv: kv[1][0]):
+        what = STRUCTURAL_CHECKS.get(sid, sid).format(**limits)
+        out.append(Rule(
+            code=code, name=f"skills-guard-{sid.replace('_', '-')}", family=GUARD_FAMILY,
+            severity=severity_of(sev), confidence=Confidence.HIGH,
+            title=f"Hermes skills guard: {sid} ({category})", message="",
+            help=(f"**What it finds**: the skills guard's structural check `{sid}` (category {category}, severity "
+                  f"{sev}; {cat.scanner_version}): {what}.\n\n{why}\n\n**Fix**: remove or replace the file."),
+            kinds=frozenset({"all"}), source="skills-guard.yaml", fix="Remove or replace the file.",
+        ))
+    return out
+
+
 @dataclass
 class GuardFinding:
     """One skills-guard finding, as Hermes' ``Finding`` (``line`` 0 for structural ones)."""

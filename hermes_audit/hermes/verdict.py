@@ -230,10 +230,11 @@ def unreadable_consequence(kind: DocumentKind, read, profile: VersionProfile, pa
         return f"{label} follows the link and loads the target; hermes-audit does not read it"
     if read_blocks(kind, read, profile, path):
         if kind.is_memory_store:
-            return (f"{label} reads the memory stores with a plain read_text() when a session starts and blocks "
-                    "forever (the session never starts)")
+            return (f"{label} reads its memory stores (HERMES_HOME/memories/) with a plain read_text() when a "
+                    "session starts and blocks forever (the session never starts)")
         if kind is DocumentKind.SOUL_MD:
-            return f"{label} reads SOUL.md with a plain read_text() when a session starts and blocks forever (the session never starts)"
+            return (f"{label} reads HERMES_HOME/SOUL.md with a plain read_text() when a session starts and blocks "
+                    "forever (the session never starts)")
         where = "in the directory holding .cursor/" if kind is DocumentKind.CURSOR_RULE else "in its directory"
         hint = "" if kind is DocumentKind.CURSOR_RULE else "; as a subdirectory hint it is skipped (is_file() is False)"
         return (f"{label} blocks forever in a plain read_text() when a session started {where} reaches it "
@@ -272,12 +273,14 @@ def manifest_state_from_text(text: str) -> dict:
     ``{"distribution_owned": [...]}`` normalised as ``DistributionManifest.from_dict`` does
     (entries stripped, surrounding ``/`` removed, blanks dropped).
     """
-    from hermes_audit.hermes.distribution import YamlLimitError, load_yaml_bounded
+    from hermes_audit.hermes.distribution import YamlLimitError, hermes_on_alias_bomb, load_yaml_bounded
 
     try:
         data = load_yaml_bounded(text)  # bounded: an alias bomb in distribution_owned cannot hang str() below
     except YamlLimitError as exc:
-        return {"error": f"not evaluated: {exc}"}
+        _effect, data, _where = hermes_on_alias_bomb(text)  # a bomb in keys Hermes ignores does not matter
+        if data is None:
+            return {"error": f"not evaluated: {exc}"}
     except Exception as exc:  # any YAML problem fails closed, as Hermes does
         return {"error": f"invalid YAML: {type(exc).__name__}"}
     if not isinstance(data, dict):

@@ -4,6 +4,12 @@ Each unsuppressed finding becomes one line::
 
     ::error file=AGENTS.md,line=6,endLine=6,col=1,endColumn=21,title=HA102 hide-from-user::message
 
+A finding on a file outside the repository (``scan --prompt``: SOUL.md, memory
+stores, config.yaml of ``HERMES_HOME``) has no ``file=``/``line=`` properties,
+which GitHub could not resolve against the checkout (it drops such an
+annotation's location): it is shown on the run's summary page, with the file
+and position at the start of its message.
+
 ``error`` for critical and high, ``warning`` for medium, ``notice`` for low and
 info. Files Hermes would block, files that could not be read and rule errors
 are annotated too. GitHub shows at most 10 error and 10 warning annotations per
@@ -87,6 +93,9 @@ def _path(display: str, abs_path, root: Path) -> str:
 
 
 def _finding_line(f: Finding, abs_path, root: Path) -> str:
+    from hermes_audit.reporters.json_report import safe_path
+    from hermes_audit.reporters.sarif import outside_repository
+
     end_line, end_col = f.end.line, f.end.column
     if (end_line, end_col) <= (f.start.line, f.start.column):
         end_line, end_col = f.start.line, f.start.column + 1
@@ -95,6 +104,9 @@ def _finding_line(f: Finding, abs_path, root: Path) -> str:
         msg += f"\nhidden text: {_clean(f.decoded, 500)}"
     if f.fix:
         msg += f"\nfix: {_clean(f.fix, 500)}"
+    if outside_repository(f.path, abs_path, root):  # no file=: GitHub cannot place it (see the module docstring)
+        where = f"{safe_path(f.path)}:{f.start.line}:{f.start.column} (outside the repository)"
+        return command(COMMANDS[f.severity], f"{where} {msg}", title=f"{f.rule_id} {f.rule_name}")
     return command(
         COMMANDS[f.severity], msg,
         file=_path(f.path, abs_path, root), line=f.start.line, endLine=end_line,

@@ -16,7 +16,11 @@ SCHEMA_VERSION = 1
 
 def safe_path(path: str) -> str:
     """A path with control, bidi and undecodable characters escaped (never shown raw)."""
-    return printable(path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"), 4096)
+    try:
+        raw = path.encode("utf-8", "surrogateescape")  # undecodable bytes of a file name, back to bytes
+    except UnicodeEncodeError:  # another lone surrogate: printable() shows it as \udXXX
+        return printable(path, 4096)
+    return printable(raw.decode("utf-8", "backslashreplace"), 4096)
 
 
 #: Longest message kept in the JSON report (characters).

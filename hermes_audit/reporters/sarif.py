@@ -19,6 +19,15 @@ needs (docs "SARIF support for code scanning"; see docs/github.md):
 * files Hermes would block are results of the Hermes-parity rules, even when
   ``--select`` left those rules out; files that could not be read, engine errors
   and stale baseline entries are ``toolExecutionNotifications``;
+* a finding on a file outside the repository root (``scan --prompt`` reports
+  SOUL.md, memory stores and config.yaml of ``HERMES_HOME``) is a
+  ``toolExecutionNotification`` too, not a result: GitHub ignores ``uriBaseId``
+  and takes a result's URI as a path in the repository (an absolute one is cut
+  against the checkout), so such a result would point at a file that is not
+  there. The notification names the rule (``associatedRule``), carries the
+  severity as its level, and locates the file relative to the ``HERMES_HOME``
+  base (declared in ``originalUriBaseIds``) or, elsewhere, by an absolute
+  ``file://`` URI;
 * ``automationDetails.id`` carries a category (default ``hermes-audit/<version>/``);
 * suppressed findings are left out unless ``include_suppressed`` (GitHub ignores
   SARIF ``suppressions`` and would show them as open alerts); when included
@@ -149,6 +158,53 @@ def repo_relative(display: str, abs_path: Optional[Path], root: Optional[Path]) 
         if rel is not None and rel != ".":
             return rel, True
     return display, not display.startswith("/")
+
+
+HERMES_HOME_BASE = "HERMES_HOME"
+
+
+def outside_repository(display: str, abs_path: Optional[Path], root: Optional[Path]) -> bool:
+    """True when a finding's file is not inside the repository root (its location cannot be a
+    repository-relative path)."""
+    rel, relative = repo_relative(display, abs_path, root)
+    return not relative or rel == ".." or rel.startswith("../")
+
+
+def hermes_home_of(result) -> Optional[Path]:
+    """The ``HERMES_HOME`` a scan with ``--prompt`` read (``--hermes-home``, else ``$HERMES_HOME``, else
+    ``~/.hermes``), absolute; ``None`` for a scan without the prompt dry run."""
+    opts = getattr(result, "options", None)
+    home = getattr(opts, "hermes_home", None)
+    if home is None and not getattr(opts, "prompt", False):
+        return None
+    home = home or os.environ.get("HERMES_HOME") or Path.home() / ".hermes"
+    return Path(os.path.abspath(Path(home).expanduser()))
+
+
+def _outside_artifact(display: str, abs_path: Optional[Path], home: Optional[Path]) -> om.ArtifactLocation:
+    p = Path(os.path.abspath(abs_path or display))
+    if home is not None:
+        rel = _is_within(p, home)
+        if rel is not None and rel != ".":
+            return om.ArtifactLocation(uri=uri_for(rel), uri_base_id=HERMES_HOME_BASE)
+    return om.ArtifactLocation(uri="file://" + uri_for(p.as_posix()))
+
+
+def _outside_notification(f: Finding, index: int, abs_path: Optional[Path], home: Optional[Path]) -> om.Notification:
+    """A finding on a file outside the repository, as a run-level notification (see the module docstring)."""
+    msg = f"{f.rule_id} {f.rule_name} [{f.severity.label}] on a file outside the repository: " + printable(f.message, 2000)
+    if f.fix:
+        msg = msg.rstrip(".") + ". Fix: " + printable(f.fix, 500)
+    return om.Notification(
+        level=LEVELS[f.severity],
+        message=om.Message(text=msg),
+        descriptor=om.ReportingDescriptorReference(id="finding-outside-repository"),
+        associated_rule=om.ReportingDescriptorReference(id=f.rule_id, index=index),
+        locations=[om.Location(physical_location=om.PhysicalLocation(
+            artifact_location=_outside_artifact(f.path, abs_path, home), region=_region(f)))],
+        properties=_props(severity=f.severity.label, confidence=f.confidence.label, family=f.family,
+                          fingerprint=f.fingerprint),
+    )
 
 
 def _artifact(display: str, abs_path: Optional[Path], root: Optional[Path]) -> om.ArtifactLocation:
@@ -397,12 +453,19 @@ def build_log(result, include_suppressed: bool = False, category: Optional[str] 
                                   precision=PRECISION[f.confidence]),
             ))
 
-    results = [_result(f, index[f.rule_id], doc_paths, root) for f in findings]
+    home = hermes_home_of(result)
+    outside = [f for f in findings if outside_repository(f.path, doc_paths.get(f.path), root)]
+    results = [_result(f, index[f.rule_id], doc_paths, root) for f in findings if f not in outside]
+    notes = _notifications(result, doc_paths, root)
+    notes += [_outside_notification(f, index[f.rule_id], doc_paths.get(f.path), home) for f in outside]
     invocation = om.Invocation(
         execution_successful=not result.incomplete,
         exit_code=result.exit_code(),
-        tool_execution_notifications=_notifications(result, doc_paths, root) or None,
+        tool_execution_notifications=notes or None,
     )
+    base_ids = {SRCROOT: om.ArtifactLocation(uri=Path(os.path.abspath(root)).as_uri().rstrip("/") + "/")}
+    if home is not None and any(_outside_artifact(f.path, doc_paths.get(f.path), home).uri_base_id for f in outside):
+        base_ids[HERMES_HOME_BASE] = om.ArtifactLocation(uri=home.as_uri().rstrip("/") + "/")
     driver = om.ToolComponent(
         name="hermes-audit",
         version=__version__,
@@ -416,7 +479,7 @@ def build_log(result, include_suppressed: bool = False, category: Optional[str] 
         invocations=[invocation],
         automation_details=om.RunAutomationDetails(id=category_id(category, result.hermes_version)),
         column_kind="unicodeCodePoints",
-        original_uri_base_ids={SRCROOT: om.ArtifactLocation(uri=Path(os.path.abspath(root)).as_uri().rstrip("/") + "/")},
+        original_uri_base_ids=base_ids,
         properties=_props(hermesVersion=result.hermes_version),
     )
     return om.SarifLog(version=SARIF_VERSION, schema_uri=SARIF_SCHEMA_URI, runs=[run])
