@@ -138,8 +138,8 @@ def _content(doc: Document, verdict, label: str, profile) -> Optional[tuple[str,
         return blocked_marker(label, list(verdict.pattern_ids)), None
     # unit.text is already newline-translated; unit.to_raw maps its offsets back to the file's text
     to_raw = getattr(unit, "to_raw", None)
-    if to_raw is None:  # no newline translation: offsets are a plain range (issue 8: no per-character call)
-        return unit.text, list(range(unit.offset, unit.offset + len(unit.text)))
+    if to_raw is None:  # no newline translation: offsets are a plain range (issue 8: no per-character list)
+        return unit.text, range(unit.offset, unit.offset + len(unit.text))  # type: ignore[return-value]
     return unit.text, [to_raw(unit.offset + i) for i in range(len(unit.text))]
 
 
