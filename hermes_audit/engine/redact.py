@@ -8,7 +8,7 @@ import regex
 _SECRET_SHAPES = regex.compile(
     r"(?P<keep>sk-(?:ant-)?|ghp_|gho_|ghs_|github_pat_|glpat-|xox[abpr]-|AKIA|ASIA|AIza)(?P<secret>[A-Za-z0-9_\-]{8,})"
     # (key names and value characters cover what HA404/HA406 report: access_key = <40 chars>, password: hunter2hunter2)
-    r"|(?P<kv>(?i:api[_-]?key|access[_-]?key|token|secret|password|passwd|passphrase|pwd|auth)[\"']?\s*[=:]\s*[\"']?)"
+    r"|(?P<kv>(?i:api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?key|token|secret|password|passwd|passphrase|pwd|auth)[\"']?\s*[=:]\s*[\"']?)"
     r"(?P<value>[A-Za-z0-9+/=_\-.!@#%^&*~]{8,})"
     r"|(?P<pem>-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]{0,4000}?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"
 )
