@@ -146,6 +146,9 @@ def main(env: Optional[Mapping[str, str]] = None, python: Optional[str] = None) 
         print(f"::error title=hermes-audit action::{_escape(str(exc))}", flush=True)
         return 2
     print(f"hermes-audit: {shlex.join(plan.sarif_argv('hermes-audit')[3:])}", flush=True)
+    sarif_dir = os.path.dirname(plan.sarif_file)
+    if sarif_dir:
+        os.makedirs(sarif_dir, exist_ok=True)  # the workflow asked for this path; scan -o does not create folders
     proc = subprocess.run(plan.sarif_argv(python), env=dict(env), stdin=subprocess.DEVNULL)
     code = proc.returncode
     log = plan.log_argv(python)

@@ -22,6 +22,7 @@ A hostile repository can ship a configuration that hides its own findings;
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,8 @@ class Config:
     min_severity: Optional[Severity] = None
     fail_on: Optional[Severity] = None
     fail_on_blocked: Optional[bool] = None
+    #: ``fail-on = "never"``: report only, exit 0 whatever is found
+    fail_on_never: bool = False
     exclude: list[str] = field(default_factory=list)
     per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
     max_file_size: Optional[int] = None
@@ -93,7 +96,10 @@ def parse_table(table: Any, path: Path) -> Config:
         if "min-severity" in table:
             cfg.min_severity = Severity.parse(str(table["min-severity"]))
         if "fail-on" in table:
-            cfg.fail_on = Severity.parse(str(table["fail-on"]))
+            if str(table["fail-on"]).strip().lower() == "never":
+                cfg.fail_on_never = True
+            else:
+                cfg.fail_on = Severity.parse(str(table["fail-on"]))
         if "fail-on-blocked" in table:
             if not isinstance(table["fail-on-blocked"], bool):
                 raise ConfigError(f"{path}: fail-on-blocked must be true or false")
@@ -152,6 +158,8 @@ def load_config(root: Path, explicit: Optional[Path] = None) -> Config:
             table = data.get("tool", {}).get("hermes-audit", data)
         return parse_table(table, explicit)
     dedicated = root / ".hermes-audit.toml"
+    if os.path.lexists(dedicated) and not (dedicated.is_file() or dedicated.is_symlink()):
+        raise ConfigError(f"{dedicated}: not a regular file; not read")
     if dedicated.is_file() or dedicated.is_symlink():
         data = _read_toml(dedicated, root)
         table = data.get("tool", {}).get("hermes-audit", data) if "tool" in data else data

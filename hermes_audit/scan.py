@@ -33,7 +33,7 @@ class ScanOptions:
     select: Optional[list[str]] = None
     ignore: list[str] = field(default_factory=list)
     min_severity: Severity = Severity.INFO
-    fail_on: Severity = Severity.HIGH
+    fail_on: Optional[Severity] = Severity.HIGH  # None: never fail because of findings ("never")
     fail_on_blocked: bool = True
     kind: Optional[DocumentKind] = None
     max_bytes: int = DEFAULT_MAX_BYTES
@@ -98,6 +98,8 @@ class ScanResult:
         return bool(self.errors)
 
     def failing_findings(self) -> list[Finding]:
+        if self.options.fail_on is None:
+            return []
         return [f for f in self.findings if f.suppressed is None and f.severity >= self.options.fail_on]
 
     def blocked_files(self) -> list[FileReport]:

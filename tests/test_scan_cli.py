@@ -125,10 +125,9 @@ def test_broken_config_is_one_line_exit_2(repo, body):
 
 def test_output_file_is_written(repo):
     (repo / "AGENTS.md").write_text(POISON, encoding="utf-8")
-    (repo / "out").write_text("a file, not a directory", encoding="utf-8")
-    blocked = run_proc(["scan", "--format", "json", "-o", "out/report.json"], repo)
-    assert blocked.returncode == 2 and blocked.stderr.startswith("hermes-audit: error: cannot write")
-    (repo / "out").unlink()
+    missing = run_proc(["scan", "--format", "json", "-o", "out/report.json"], repo)
+    assert missing.returncode == 2 and "does not exist" in missing.stderr and not (repo / "out").exists()
+    (repo / "out").mkdir()
     r = run(["scan", "--format", "json", "-o", "out/report.json"], repo)
     assert r.exit_code == 1 and r.output == ""
     report = repo / "out" / "report.json"

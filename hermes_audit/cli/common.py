@@ -37,8 +37,9 @@ def write_output(text: str, output: Optional[Path], color: Optional[bool] = None
     """Write to ``output`` atomically (see :mod:`hermes_audit.atomic`), or to stdout.
 
     ``color`` forces ANSI styles to be kept (``True``) or stripped (``False``) on
-    stdout; ``None`` lets click decide (kept only on a terminal). Missing parent
-    directories of ``output`` are created (CI reports go to new folders). Raises :class:`CliError` (exit 2).
+    stdout; ``None`` lets click decide (kept only on a terminal). The parent
+    directory of ``output`` must exist (a mistyped path is an error, not a new
+    directory tree). Raises :class:`CliError` (exit 2).
     """
     if output is None:
         click.echo(text, nl=False, color=color)
@@ -46,8 +47,10 @@ def write_output(text: str, output: Optional[Path], color: Optional[bool] = None
     from hermes_audit.atomic import atomic_write_text
 
     out = Path(output)
+    if not out.parent.is_dir():
+        raise CliError(f"cannot write {output}: directory {out.parent} does not exist")
     try:
-        atomic_write_text(out, click.unstyle(text), create_parents=True)
+        atomic_write_text(out, click.unstyle(text))
     except OSError as exc:
         raise CliError(f"cannot write {output}: {exc.strerror or exc}") from None
 
@@ -64,3 +67,30 @@ def plural(count: int, singular: str, many: str = "") -> str:
     """``"1 tool"``, ``"3 tools"``, ``"1 entry"`` (``many`` when the plural is not ``singular + "s"``);
     the count with thousands separators."""
     return f"{count:,} {singular if count == 1 else (many or singular + 's')}"
+
+
+_TERMINAL_UNSAFE = None
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with C0/C1 control characters (except newline and tab), DEL and bidi controls escaped
+    as ``\\xNN``/``\\uNNNN``, so no escape sequence from a scanned file reaches a terminal."""
+    global _TERMINAL_UNSAFE
+    if _TERMINAL_UNSAFE is None:
+        import re
+
+        _TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+    def esc(m) -> str:
+        o = ord(m.group())
+        return f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}"
+
+    return _TERMINAL_UNSAFE.sub(esc, text)
+
+
+def exact_or_safe(text: str, output) -> str:
+    """Exact text for a file or a pipe; :func:`terminal_safe` text when it goes to a terminal."""
+    if output is None and sys.stdout.isatty():
+        return terminal_safe(text)
+    return text
+

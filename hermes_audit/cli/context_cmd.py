@@ -17,11 +17,10 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Optional
 
 import click
 
-from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output
+from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output, terminal_safe, exact_or_safe
 
 VERSIONS = ["latest", "0.19"]
 
@@ -202,7 +201,7 @@ def context(cwd, hermes_home, hermes_version, context_length, max_chars, config_
         except UnknownText as exc:
             click.echo(f"hermes-audit: cannot render: {exc}", err=True)
             sys.exit(EXIT_INCOMPLETE)
-        write_output(block, output)
+        write_output(exact_or_safe(block, output), output)
         sys.exit(_context_exit(report))
     if fmt == "json":
         data = report.to_dict()
@@ -213,7 +212,7 @@ def context(cwd, hermes_home, hermes_version, context_length, max_chars, config_
         data["exit_code"] = _context_exit(report)
         write_output(json.dumps(data, indent=2, ensure_ascii=False) + "\n", output)
     else:
-        write_output(render_context_text(report, include_soul), output)
+        write_output(terminal_safe(render_context_text(report, include_soul)), output)
     sys.exit(_context_exit(report))
 
 
@@ -339,5 +338,5 @@ def hints(paths, cwd, trace, all_dirs, hermes_version, home, no_text, fmt, outpu
         data["exit_code"] = code
         write_output(json.dumps(data, indent=2, ensure_ascii=False) + "\n", output)
     else:
-        write_output(render_hints_text(report, show_text=not no_text), output)
+        write_output(terminal_safe(render_hints_text(report, show_text=not no_text)), output)
     sys.exit(code)

@@ -8,7 +8,7 @@ from typing import Optional
 
 import click
 
-from hermes_audit.cli.common import CliError, color_enabled, write_output
+from hermes_audit.cli.common import CliError, color_enabled, write_output, exact_or_safe
 
 SEVERITIES = ["info", "low", "medium", "high", "critical"]
 
@@ -131,7 +131,7 @@ def memory(paths, profile_name, hermes_version, target, memory_limit, user_limit
     except (MemoryInputError, CatalogError, ValueError) as exc:
         raise CliError(str(exc)) from None
     if render:
-        write_output(audit.snapshot() + ("\n" if audit.snapshot() else ""), output)
+        write_output(exact_or_safe(audit.snapshot() + ("\n" if audit.snapshot() else ""), output), output)
         sys.exit(3 if audit.result.incomplete else 0)
     if fmt == "json":
         import json

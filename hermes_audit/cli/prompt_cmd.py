@@ -27,7 +27,7 @@ from typing import Optional
 
 import click
 
-from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output
+from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output, terminal_safe, exact_or_safe
 
 
 def _fmt_pct(x: float) -> str:
@@ -277,11 +277,11 @@ def prompt(cwd, hermes_home, profile_name, hermes_version, context_length, platf
         doc["exit_code"] = code
         write_output(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", output)
     elif fmt == "markdown":
-        write_output(render_markdown(report, findings), output)
+        write_output(terminal_safe(render_markdown(report, findings)), output)
     else:
         text = report.api_system_message
         # a file gets the exact bytes; a terminal gets one newline after them
-        write_output(text if output is not None else text + "\n", output)
+        write_output(exact_or_safe(text if output is not None else text + "\n", output), output)
         if not no_budget:
-            click.echo(budget_table(report, findings), err=True, nl=False)
+            click.echo(terminal_safe(budget_table(report, findings)), err=True, nl=False)
     sys.exit(code)

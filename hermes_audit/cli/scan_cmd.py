@@ -58,7 +58,9 @@ def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -
 @click.option("--select", multiple=True, help="Only these rules: codes, code prefixes, names or families (repeatable, comma-separated).")
 @click.option("--ignore", multiple=True, help="Skip these rules (same forms as --select).")
 @click.option("--min-severity", type=click.Choice(SEVERITIES), default=None, help="Hide findings below this severity [default: info].")
-@click.option("--fail-on", type=click.Choice(SEVERITIES), default=None, help="Exit 1 on findings at or above this severity [default: high].")
+@click.option("--fail-on", type=click.Choice([*SEVERITIES, "never"]), default=None,
+              help="Exit 1 on findings at or above this severity; `never` reports only (not even blocked files fail) "
+                   "[default: high].")
 @click.option("--no-fail-on-blocked", is_flag=True, default=False, help="Do not fail because Hermes would block a file.")
 @click.option("--kind", type=click.Choice([
     "hermes-md", "agents-md", "claude-md", "cursorrules", "cursor-rule", "soul-md", "memory", "user-profile",
@@ -138,7 +140,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
         select=_split(select) or cfg.select,
         ignore=_split(ignore, "--ignore") or cfg.ignore,
         min_severity=Severity.parse(min_severity) if min_severity else (cfg.min_severity or Severity.INFO),
-        fail_on=Severity.parse(fail_on) if fail_on else (cfg.fail_on or Severity.HIGH),
+        fail_on=Severity.parse(fail_on) if fail_on and fail_on != "never" else (cfg.fail_on or Severity.HIGH),
         fail_on_blocked=False if no_fail_on_blocked else (cfg.fail_on_blocked if cfg.fail_on_blocked is not None else True),
         kind=DocumentKind(kind) if kind else None,
         use_git=not no_git,
@@ -146,6 +148,9 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
         per_path_ignores=cfg.per_path_ignores,
         no_suppressions=no_suppressions,
     )
+    if fail_on == "never" or (fail_on is None and cfg.fail_on_never):
+        opts.fail_on = None
+        opts.fail_on_blocked = False
     if max_file_size or cfg.max_file_size:
         opts.max_bytes = max_file_size or cfg.max_file_size or opts.max_bytes
     if session_cwd is not None:  # issue 3: loading simulation
