@@ -156,6 +156,29 @@ def _introduced_as_instruction(text: str, fence_start: int) -> bool:
     return bool(line) and not line.lstrip().startswith((">", "|", "-", "*")) and _RUN_THIS.search(line) is not None
 
 
+#: Info strings of fenced blocks that hold shell commands (an untagged block counts too).
+_SHELL_INFO = frozenset({"", "sh", "bash", "zsh", "shell", "console", "terminal", "powershell", "ps1", "pwsh", "cmd",
+                         "bat", "fish", "ksh"})
+
+
+def _shell_block_performs(text: str, open_start: int, close_start: int) -> bool:
+    """True when a fenced block is a list of shell commands the file hands to the agent: a shell (or
+    untagged) block whose first command line looks like a command, with no lead-in line that forbids or
+    exemplifies it ("Never run:", "Examples of attacks:"). In an agent instruction file such a block is
+    what the agent is told to run, so it is not treated as a quoted example."""
+    line_end = text.find("\n", open_start)
+    if line_end == -1 or line_end >= close_start:
+        return False
+    info = text[open_start:line_end].strip().lstrip("`~").strip().split(" ")[0].lower()
+    if info not in _SHELL_INFO:
+        return False
+    for line in text[line_end + 1:close_start].splitlines():
+        body = line.strip().lstrip("$#> ").strip()
+        if body:
+            return _SHELL_COMMAND.match(body[:2000]) is not None and not _lead_in_describes(text, open_start)
+    return False
+
+
 class ExampleSpans:
     """Quoted and code regions of a text, and a test for reported speech before a span.
 
@@ -173,7 +196,9 @@ class ExampleSpans:
                 open_fence = marker
                 open_start = m.start()
             elif marker[0] == open_fence[0] and len(marker) >= len(open_fence):
-                if not _introduced_as_instruction(text, open_start):
+                if not _introduced_as_instruction(text, open_start) and not _shell_block_performs(
+                    text, open_start, m.start()
+                ):
                     spans.append((open_start, m.end(), "inside a fenced code block"))
                 open_fence = None
         if open_fence is not None and not _introduced_as_instruction(text, open_start):
