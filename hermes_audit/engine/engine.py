@@ -12,18 +12,15 @@ and the run is reported as incomplete.
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
-
-import regex
 
 from hermes_audit.documents.document import Document
 from hermes_audit.engine import unicode_chars as uc
 from hermes_audit.engine.catalog import Rule
 from hermes_audit.engine.detectors import DETECTORS, DetectorHit, shown_decoded
 from hermes_audit.engine.markdown import DESCRIBES_SEVERITY_CAP, ExampleSpans
-from hermes_audit.engine.normalize import MappedText, compose, filter_map, nfkc
+from hermes_audit.engine.normalize import MappedText, nfkc
 from hermes_audit.engine.overlap import merge_overlapping
 from hermes_audit.engine.redact import redact
 from hermes_audit.findings import Confidence, Finding, Severity, Span
@@ -59,21 +56,6 @@ class EngineError:
 class EngineResult:
     findings: list[Finding] = field(default_factory=list)
     errors: list[EngineError] = field(default_factory=list)
-
-
-def _drop_char(ch: str) -> bool:
-    """Characters removed by the de-obfuscating view."""
-    return (
-        (uc.is_invisible(ch) and ch not in uc.BLANK_LETTERS)
-        or uc.is_tag(ch)
-        or uc.is_variation_selector(ch)
-        or ch in uc.BIDI_MARKS
-        or unicodedata.combining(ch) != 0 and 0x0300 <= ord(ch) <= 0x036F
-    )
-
-
-def _blank_to_space(ch: str) -> Optional[str]:
-    return " " if ch in uc.BLANK_LETTERS else None
 
 
 class Views:
@@ -112,12 +94,6 @@ class Views:
         if idx is None:
             idx = self._indexes[text] = LiteralIndex(text)
         return iter_matches(pattern, text, idx, timeout)
-
-
-def basic_deobfuscate(text: str) -> MappedText:
-    """Invisible/format characters removed, blank letters turned into spaces, then NFKC."""
-    stripped = filter_map(text, lambda c: not _drop_char(c), _blank_to_space)
-    return compose(stripped, nfkc(stripped.text))
 
 
 def make_finding(

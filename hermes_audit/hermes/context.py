@@ -62,7 +62,6 @@ from hermes_audit.hermes.truncation import (
     UnknownText,
     concat,
     drop_prefix,
-    injected_ranges,
     known_text,
     lstrip_chars,
     markdown_headings,

@@ -439,7 +439,6 @@ class HintTracker:
         return out
 
     def _add_candidate(self, raw: str, candidates: set[str]) -> None:
-        fs = self.fs
         try:
             # Path(raw) normalises first, then expanduser() looks at the first part
             p = _normalise(_expanduser(_normalise(raw), self.home))

@@ -28,12 +28,7 @@ from typing import Callable, Optional
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.documents.reader import ReadStatus
-from hermes_audit.hermes.memory import (  # noqa: F401  (re-exported: one implementation, in memory.py)
-    memory_blocked_marker,
-    memory_entries,
-    memory_too_large_marker,
-    scan_entries,
-)
+from hermes_audit.hermes.memory import scan_entries
 from hermes_audit.hermes.profiles import VersionProfile
 from hermes_audit.hermes.threats import ParityHit, ThreatScanner
 
