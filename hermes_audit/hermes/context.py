@@ -1714,29 +1714,65 @@ class Scenario:
     header_span: tuple[int, int]
 
 
+@dataclass
+class ScenarioFile:
+    """One ``=== PATH options`` section of a scenario: the path as written, its options, its body and
+    the span of its ``===`` line in the scenario text."""
+
+    rel: str
+    options: dict[str, str]
+    body: str
+    header: tuple[int, int]
+
+
+def split_scenario(text: str, magic: str) -> tuple[dict[str, str], list[ScenarioFile], tuple[int, int]]:
+    """The parts of a scenario document (this module's and :mod:`hermes_audit.hermes.prompt`'s):
+    the first line's options, the file sections, and the first line's span. Raises ``ValueError``."""
+    lines = text.split("\n")
+    if not lines or not lines[0].startswith(magic):
+        raise ValueError("not a scenario")
+    opts = {k: v for k, _, v in (tok.partition("=") for tok in lines[0][len(magic):].split())}
+    files: list[ScenarioFile] = []
+    cur: Optional[tuple[str, dict[str, str], tuple[int, int]]] = None
+    body: list[str] = []
+    pos = len(lines[0]) + 1
+    for line in lines[1:]:
+        if line.startswith("=== "):
+            if cur is not None:
+                files.append(ScenarioFile(cur[0], cur[1], "\n".join(body), cur[2]))
+            parts = line[4:].split()
+            if not parts:
+                raise ValueError("'===' needs a path")
+            cur = (parts[0], {k: v for k, _, v in (tok.partition("=") for tok in parts[1:])}, (pos, pos + len(line)))
+            body = []
+        elif cur is not None:
+            body.append(line)
+        pos += len(line) + 1
+    if cur is not None:
+        files.append(ScenarioFile(cur[0], cur[1], "\n".join(body), cur[2]))
+    return opts, files, (0, len(lines[0]))
+
+
+def scenario_fill(options: dict[str, str], content: str) -> str:
+    """``content`` with the ``fill=N`` filler (bounded by :data:`SCENARIO_MAX_FILL`) in front of it."""
+    if "fill" not in options:
+        return content
+    n = max(0, min(int(options["fill"]), SCENARIO_MAX_FILL))  # bounded: a scenario may come from any file
+    return (_FILLER * (n // len(_FILLER) + 1))[:n] + content
+
+
 def parse_scenario(text: str) -> Scenario:
     """Parse a scenario document. Raises ``ValueError`` for a malformed one."""
-    lines = text.split("\n")
-    if not lines or not lines[0].startswith(SCENARIO_MAGIC):
-        raise ValueError("not a scenario")
-    opts: dict[str, str] = {}
-    for tok in lines[0][len(SCENARIO_MAGIC):].split():
-        k, _, v = tok.partition("=")
-        opts[k] = v
+    opts, files, first = split_scenario(text, SCENARIO_MAGIC)
     fs = MemoryFS()
     fs.add_dir(SCENARIO_ROOT)
     if "git" in opts:
         fs.add_dir(SCENARIO_ROOT + "/.git")
     headers: dict[str, tuple[int, int]] = {}
-    pos = len(lines[0]) + 1
-    cur: Optional[tuple[str, dict[str, str]]] = None
-    body: list[str] = []
-
-    def flush() -> None:
-        if cur is None:
-            return
-        rel, fo = cur
-        path = posixpath.normpath(posixpath.join(SCENARIO_ROOT, rel))
+    for f in files:
+        path = posixpath.normpath(posixpath.join(SCENARIO_ROOT, f.rel))
+        headers[path] = f.header
+        fo = f.options
         if "dir" in fo:
             fs.add_dir(path)
         elif "fifo" in fo:
@@ -1744,32 +1780,11 @@ def parse_scenario(text: str) -> Scenario:
         elif "link" in fo:
             fs.add_link(path, fo["link"])
         else:
-            content = "\n".join(body)
-            if "fill" in fo:
-                n = max(0, min(int(fo["fill"]), SCENARIO_MAX_FILL))  # bounded: a scenario may come from any file
-                content = (_FILLER * (n // len(_FILLER) + 1))[:n] + content
+            content = scenario_fill(fo, f.body)
             data = content.encode("utf-16") if "utf16" in fo else content.encode("utf-8")
             if "bom" in fo:
                 data = b"\xef\xbb\xbf" + data
             fs.add_file(path, data)
-
-    for line in lines[1:]:
-        if line.startswith("=== "):
-            flush()
-            parts = line[4:].split()
-            if not parts:
-                raise ValueError("'===' needs a path")
-            fo: dict[str, str] = {}
-            for tok in parts[1:]:
-                k, _, v = tok.partition("=")
-                fo[k] = v
-            cur = (parts[0], fo)
-            body = []
-            headers[posixpath.normpath(posixpath.join(SCENARIO_ROOT, parts[0]))] = (pos, pos + len(line))
-        elif cur is not None:
-            body.append(line)
-        pos += len(line) + 1
-    flush()
     version = opts.get("version", "latest")
     cl = int(opts["context-length"]) if opts.get("context-length") else None
     from hermes_audit.hermes.truncation import MISSING as _MISSING
@@ -1777,7 +1792,7 @@ def parse_scenario(text: str) -> Scenario:
     cap = resolve_cap(int(opts["cap"]) if opts.get("cap") else _MISSING, cl, "scenario")
     cwd = posixpath.normpath(posixpath.join(SCENARIO_ROOT, opts.get("cwd", ".")))
     fs.add_dir(cwd)
-    return Scenario(fs, version, cwd, cap, "hints" in opts, headers, (0, len(lines[0])))
+    return Scenario(fs, version, cwd, cap, "hints" in opts, headers, first)
 
 
 def scenario_issues(text: str) -> list[tuple[LoadingIssue, tuple[int, int]]]:

@@ -2077,50 +2077,22 @@ def parse_prompt_scenario(text: str) -> tuple[PromptSettings, Any, str, dict[str
     HERMES_HOME, anything else in the working directory; option ``fill=N`` puts N characters of filler
     first) and running to the next ``===`` line. Returns (settings, MemoryFS, version, file header spans,
     first-line span). Raises ``ValueError``."""
-    lines = text.split("\n")
-    if not lines or not lines[0].startswith(PROMPT_SCENARIO_MAGIC):
-        raise ValueError("not a prompt scenario")
-    opts: dict[str, str] = {}
-    for tok in lines[0][len(PROMPT_SCENARIO_MAGIC):].split():
-        k, _, v = tok.partition("=")
-        opts[k] = v
+    try:
+        opts, files, first = ctx.split_scenario(text, PROMPT_SCENARIO_MAGIC)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("not a scenario", "not a prompt scenario")) from None
     fs = ctx.MemoryFS()
     fs.add_dir(SCENARIO_CWD)
     fs.add_dir(SCENARIO_HOME)
     headers: dict[str, tuple[int, int]] = {}
-    pos = len(lines[0]) + 1
-    cur: Optional[tuple[str, dict[str, str]]] = None
-    body: list[str] = []
-
-    def flush() -> None:
-        if cur is None:
-            return
-        path, fo = cur
-        content = "\n".join(body)
-        if "fill" in fo:
-            n = max(0, min(int(fo["fill"]), ctx.SCENARIO_MAX_FILL))
-            content = (ctx._FILLER * (n // len(ctx._FILLER) + 1))[:n] + content
-        fs.add_file(path, content.encode("utf-8"))
-
-    for line in lines[1:]:
-        if line.startswith("=== "):
-            flush()
-            parts = line[4:].split()
-            if not parts:
-                raise ValueError("'===' needs a path")
-            rel = parts[0]
-            base = SCENARIO_HOME if rel.startswith("~/") else SCENARIO_CWD
-            path = posixpath.normpath(posixpath.join(base, rel[2:] if rel.startswith("~/") else rel))
-            if not (path.startswith(SCENARIO_CWD + "/") or path.startswith(SCENARIO_HOME + "/")):
-                raise ValueError("scenario path outside the scenario")
-            fo = dict(tok.partition("=")[::2] for tok in parts[1:])
-            cur = (path, fo)
-            body = []
-            headers[path] = (pos, pos + len(line))
-        elif cur is not None:
-            body.append(line)
-        pos += len(line) + 1
-    flush()
+    for f in files:
+        rel = f.rel
+        base = SCENARIO_HOME if rel.startswith("~/") else SCENARIO_CWD
+        path = posixpath.normpath(posixpath.join(base, rel[2:] if rel.startswith("~/") else rel))
+        if not (path.startswith(SCENARIO_CWD + "/") or path.startswith(SCENARIO_HOME + "/")):
+            raise ValueError("scenario path outside the scenario")
+        headers[path] = f.header
+        fs.add_file(path, ctx.scenario_fill(f.options, f.body).encode("utf-8"))
     cl = int(opts["context-length"]) if opts.get("context-length") else None
     settings = PromptSettings(
         cwd=Path(SCENARIO_CWD), home=Path(SCENARIO_HOME), platform=opts.get("platform", "cli"),
@@ -2130,7 +2102,7 @@ def parse_prompt_scenario(text: str) -> tuple[PromptSettings, Any, str, dict[str
         max_share=float(opts.get("max-share", DEFAULT_MAX_SHARE)),
         environ={"HOME": "/scenario-user"},
     )
-    return settings, fs, opts.get("version", "latest"), headers, (0, len(lines[0]))
+    return settings, fs, opts.get("version", "latest"), headers, first
 
 
 def scenario_prompt_issues(text: str) -> list[tuple[PromptIssue, tuple[int, int]]]:
