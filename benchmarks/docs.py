@@ -36,9 +36,18 @@ def _context(results: dict) -> str:
     m = results["machine"]
     load = m.get("loadavg_start")
     load_s = f", load average {load[0]:.2f} at the start" if load else ""
-    return (f"Measured {results['date']} by `{results['command']}` ({results['mode']} sizes) on "
+    dates = sorted({s.get("measured_at", results["date"])[:16] for s in results["sections"].values()})
+    when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]} (sections measured separately)"
+    cmds: list[str] = []
+    for name, s in results["sections"].items():
+        c = s.get("command", results["command"])
+        if c not in cmds:
+            cmds.append(c)
+    by = " and ".join(f"`{c}`" for c in cmds)
+    return (f"Measured {when} UTC by {by} ({results['mode']} sizes) on "
             f"{m.get('cpus')} CPUs ({m.get('cpu')}), Python {m.get('python')}{load_s}. "
-            f"Every ratio compares two programs measured in the same run.")
+            f"Every ratio compares two programs measured in the same run; the machine was shared with other "
+            f"jobs, which slows the parallel figures most.")
 
 
 def write_docs(results: dict, table: str) -> None:
@@ -49,7 +58,7 @@ def write_docs(results: dict, table: str) -> None:
         text = _replace_between(text, "<!-- performance-figures:begin -->", "<!-- performance-figures:end -->", figures)
         _atomic_write(DOC, text)
     readme = README.read_text(encoding="utf-8")
-    body = (figures + "\nRegenerate with `python -m benchmarks --write-docs` (about 15 minutes; `--quick` for a smoke "
+    body = (figures + "\nRegenerate with `python -m benchmarks --write-docs` (about an hour; `--quick` for a smoke "
             "run). Method, design and the memory bound: [docs/performance.md](docs/performance.md).\n")
     if "<!-- performance:begin -->" not in readme:
         section = "## Performance\n\n<!-- performance:begin -->\n<!-- performance:end -->\n\n"

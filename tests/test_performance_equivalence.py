@@ -142,7 +142,7 @@ def _parity_case(draw, cat_rules):
 
 def test_parity_prefilter_never_drops_a_match_on_examples(cat):
     for r, v, p in _parity_patterns(cat):
-        pf, lead, _ = analyse(p, re.IGNORECASE)
+        pf, lead, _density, _window = analyse(p, re.IGNORECASE)
         for ex in r.examples_match + r.examples_no_match:
             norm = unicodedata.normalize("NFKC", ex)
             if re.search(p, norm, re.I):
@@ -158,7 +158,7 @@ def test_parity_prefilter_never_drops_a_match_generated(data):
     r, text = data.draw(_parity_case(cat.parity.rules))
     for v, p in r.version_patterns.items():
         norm = unicodedata.normalize("NFKC", text)
-        pf, _lead, _ = analyse(p, re.IGNORECASE)
+        pf, _lead, _density, _window = analyse(p, re.IGNORECASE)
         if re.search(p, norm, re.I):
             assert pf.passes(fold(norm)), (r.hermes_id, v, text)
             assert LiteralIndex(norm).passes(pf)
@@ -507,3 +507,21 @@ def test_map_documents_small_work_stays_in_process():
     from hermes_audit.parallel import map_documents
 
     assert map_documents(len, ["a", "bb", "ccc"], (), jobs=4) == [1, 2, 3]
+
+
+def test_bounded_anchor_finds_every_match_start():
+    from hermes_audit.engine.prefilter import bounded_anchor
+
+    pat = r"""(?<![\w.])["']?[\w.-]{0,12}?(?:password|token)\s*[:=]\s*\S+"""
+    kw, lo, hi = bounded_anchor(pat, re.I)
+    assert kw == {"password", "token"} and (lo, hi) == (0, 13)
+    text = "x my_db.password = hunter2; 'TOKEN': abc  ab.c-d_e.f.g.h.token=z aaaaaaaaaaaaaaaaaaaaaaaa.password: q"
+    compiled = regex.compile(pat, regex.I)
+    assert _spans(iter_matches(compiled, text * 300)) == _spans(compiled.finditer(text * 300))
+    assert bounded_anchor(r"\w+password", 0) is None  # unbounded distance: no anchor
+
+
+def test_posix_class_only_inside_a_set_is_regex_only_syntax():
+    assert required_literals("[[:alpha:]]+abc", 0) is None
+    pf = required_literals("key[:=]value", 0)
+    assert pf is not None and pf.passes("key=value") and pf.passes("key:value")

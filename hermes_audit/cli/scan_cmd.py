@@ -106,11 +106,13 @@ def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -
 @click.option("--prompt-max-share", type=click.FloatRange(min=0.0, max=1.0, min_open=True), default=None,
               help="With --prompt: share of the context window the prompt may take [default: config "
                    "prompt-max-share, else 0.25].")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Processes for scanning a large tree (issue 8) [default: $HERMES_AUDIT_JOBS, else the CPUs].")
 def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_on, no_fail_on_blocked, kind,
          config_path, no_config, no_git, max_file_size, color, baseline_path=None, write_baseline=None,
          no_suppressions=False, include_suppressed=False, sarif_category=None,
          fix=False, fix_hermes_blocking=False, show_diff=False, session_cwd=None, with_prompt=False,
-         hermes_home=None, prompt_max_share=None) -> None:
+         hermes_home=None, prompt_max_share=None, jobs=None) -> None:
     """Scan files Hermes reads: verdicts (load, block, warn, skip) and audit findings.
 
     PATHS are files or directories (default: the current directory). Files are
@@ -153,6 +155,8 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
         opts.fail_on_blocked = False
     if max_file_size or cfg.max_file_size:
         opts.max_bytes = max_file_size or cfg.max_file_size or opts.max_bytes
+    if jobs is not None:  # issue 8: parallel scan
+        opts.jobs = jobs
     if session_cwd is not None:  # issue 3: loading simulation
         if not session_cwd.is_dir():
             raise CliError(f"--cwd {session_cwd}: not a directory")

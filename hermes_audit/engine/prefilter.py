@@ -114,12 +114,14 @@ class _Unsupported(Exception):
 
 
 _QUANT = re.compile(r"\{\d*(?:,\d*)?\}")
+#: ``[:alpha:]`` (a POSIX class inside a set for ``regex``, plain members for ``re``).
+_POSIX_CLASS = re.compile(r"\[:\^?[A-Za-z]+:\]")
 
 
 def _regex_only_syntax(pattern: str) -> bool:
     """True when ``re`` could read ``pattern`` differently from the ``regex`` module.
 
-    That is an unescaped ``[:`` (a POSIX class in ``regex``) or an unescaped
+    That is an unescaped ``[:name:]`` (a POSIX class in ``regex``) or an unescaped
     ``{`` outside a character set that does not open a counted repeat (fuzzy
     constraints such as ``{e<=1}`` in ``regex``, a literal brace in ``re``).
     """
@@ -130,7 +132,7 @@ def _regex_only_syntax(pattern: str) -> bool:
             i += 2
             continue
         if ch == "[":
-            if pattern.startswith("[:", i):
+            if _POSIX_CLASS.match(pattern, i):
                 return True
             if not in_class:
                 in_class = True
@@ -444,6 +446,43 @@ def leading_literals(pattern: str, flags: int = 0) -> Optional[frozenset[str]]:
     return frozenset(lead)
 
 
+#: Largest distance (characters) between a match's start and the keyword used to anchor it.
+MAX_ANCHOR_OFFSET = 64
+
+
+def bounded_anchor(pattern: str, flags: int = 0) -> Optional[tuple[frozenset[str], int, int]]:
+    """``(keywords, lo, hi)``: every match contains one of ``keywords`` starting ``lo`` to ``hi`` characters
+    after the match's start (the part before it has a bounded width), or ``None``.
+
+    For a pattern without a leading keyword, such as ``["']?[\\w.-]{0,40}?(?:password|token)...``,
+    a match can then only start within ``hi`` characters before a keyword occurrence. Never raises.
+    """
+    if flags & re.VERBOSE or _regex_only_syntax(pattern):
+        return None
+    try:
+        parsed = _parse(pattern, flags)
+        if parsed.state.flags & re.VERBOSE:
+            return None
+        items = list(parsed)
+        for k, (op, av) in enumerate(items):
+            info = _node(op, av)
+            if info.exact is None or "" in info.exact:
+                continue
+            run = set(info.exact)
+            for op2, av2 in items[k + 1:]:
+                nxt = _node(op2, av2)
+                if nxt.exact is None or "" in nxt.exact or len(run) * len(nxt.exact) > MAX_EXACT:
+                    break
+                run = {a + b for a in run for b in nxt.exact}
+            lo, hi = _sre_parse.SubPattern(parsed.state, items[:k]).getwidth()
+            if hi > MAX_ANCHOR_OFFSET:
+                return None
+            return frozenset(run), int(lo), int(hi)
+    except (_Unsupported, re.error, RecursionError, OverflowError, ValueError, TypeError, AttributeError):
+        return None
+    return None
+
+
 # --- many literals against one text ---------------------------------------------------------------
 
 #: Texts shorter than this (characters) are searched directly; longer ones get a word index.
@@ -560,8 +599,8 @@ _RELEVANT_FLAGS = int(re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE)
 _UNANALYSED_FLAGS = 0x4000 | 0x100 | 0x1000 | 0x8000 | 0x400 | 0x800 | 0x10000
 _UNANALYSED = 1 << 30
 
-#: (pattern, normalised flags) -> (prefilter, leading keywords, anchor density)
-_ANALYSIS: dict[tuple[str, int], tuple[Optional[Prefilter], Optional[tuple[str, ...]], int]] = {}
+#: (pattern, normalised flags) -> (prefilter, anchor keywords, anchor density, (lo, hi) offset of the keywords)
+_ANALYSIS: dict[tuple[str, int], tuple[Optional[Prefilter], Optional[tuple[str, ...]], int, tuple[int, int]]] = {}
 
 
 def _flags_key(flags: int) -> int:
@@ -569,11 +608,13 @@ def _flags_key(flags: int) -> int:
     return (flags & _RELEVANT_FLAGS) | (_UNANALYSED if flags & _UNANALYSED_FLAGS else 0)
 
 
-def analyse(pattern: str, flags: int = 0) -> tuple[Optional[Prefilter], Optional[tuple[str, ...]], int]:
-    """Cached ``(prefilter, leading keywords, anchor density)`` of a pattern and its flags.
+def analyse(pattern: str, flags: int = 0) -> tuple[Optional[Prefilter], Optional[tuple[str, ...]], int, tuple[int, int]]:
+    """Cached ``(prefilter, anchor keywords, anchor density, (lo, hi))`` of a pattern and its flags.
 
-    ``None`` prefilter: the pattern always runs; ``None`` leading keywords: it is
-    searched the ordinary way. See :func:`required_literals`, :func:`leading_literals`.
+    ``None`` prefilter: the pattern always runs; ``None`` keywords: it is searched
+    the ordinary way. A match starts ``lo`` to ``hi`` characters before one of the
+    keywords (``(0, 0)``: it starts with one). See :func:`required_literals`,
+    :func:`leading_literals`, :func:`bounded_anchor`.
     """
     key = (pattern, _flags_key(flags))
     got = _ANALYSIS.get(key)
@@ -582,18 +623,23 @@ def analyse(pattern: str, flags: int = 0) -> tuple[Optional[Prefilter], Optional
     pf: Optional[Prefilter] = None
     lead: Optional[tuple[str, ...]] = None
     density = ANCHOR_DENSITY_PLAIN
+    window = (0, 0)
     if not key[1] & _UNANALYSED:
         pf = required_literals(pattern, key[1])
         if pf is not None:
             got_lead = leading_literals(pattern, key[1])
             lead = tuple(sorted(got_lead)) if got_lead else None
+            if lead is None:
+                anchor = bounded_anchor(pattern, key[1])
+                if anchor is not None:
+                    lead, window = tuple(sorted(anchor[0])), (anchor[1], anchor[2])
             try:
                 first = list(_parse(pattern, key[1]))[:1]
                 if first and first[0][0] in (_c.ASSERT, _c.ASSERT_NOT):
                     density = ANCHOR_DENSITY_LOOKAROUND
             except Exception:  # parsed once already; defensive
                 pass
-    got = _ANALYSIS[key] = (pf, lead, density)
+    got = _ANALYSIS[key] = (pf, lead, density, window)
     return got
 
 
@@ -604,7 +650,7 @@ def prefilter_for(compiled) -> Optional[Prefilter]:
 
 def leads_for(compiled) -> tuple[Optional[tuple[str, ...]], int]:
     """``(leading keywords or None, characters per occurrence worth anchoring)`` of a compiled pattern."""
-    _pf, lead, density = analyse(compiled.pattern, compiled.flags)
+    _pf, lead, density, _window = analyse(compiled.pattern, compiled.flags)
     return lead, density
 
 
@@ -612,11 +658,12 @@ def export_analysis(patterns: Iterable[tuple[str, int]]) -> dict:
     """JSON-ready analysis of ``(pattern, flags)`` pairs (for the catalog cache)."""
     out = {}
     for pattern, flags in patterns:
-        pf, lead, density = analyse(pattern, flags)
+        pf, lead, density, window = analyse(pattern, flags)
         out[f"{_flags_key(flags)}\x00{pattern}"] = {
             "clauses": [sorted(c) for c in pf.clauses] if pf is not None else None,
             "lead": list(lead) if lead is not None else None,
             "density": density,
+            "window": list(window),
         }
     return out
 
@@ -629,14 +676,16 @@ def preload_analysis(table: dict) -> None:
             clauses = v["clauses"]
             pf = None if clauses is None else Prefilter(tuple(frozenset(c) for c in clauses))
             lead = None if v["lead"] is None else tuple(v["lead"])
-            _ANALYSIS[(pattern, int(fl))] = (pf, lead, int(v["density"]))
+            lo, hi = v["window"]
+            _ANALYSIS[(pattern, int(fl))] = (pf, lead, int(v["density"]), (int(lo), int(hi)))
         except (AttributeError, KeyError, TypeError, ValueError):
             continue
 
 
 def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, timeout: Optional[float] = None):
     """``compiled.finditer(text)``, skipping texts without the pattern's keywords and trying only where a
-    leading keyword starts. Same matches, in the same order (issue 8).
+    match can start: at a leading keyword, or within the bounded distance before an anchor keyword
+    (:func:`bounded_anchor`). Same matches, in the same order (issue 8).
 
     ``index`` is the :class:`LiteralIndex` of ``text`` (made when ``None``). ``timeout`` (seconds, ``regex``
     patterns only) bounds the whole iteration as it bounds one ``finditer``; ``TimeoutError`` as ``regex`` raises.
@@ -647,7 +696,7 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
     kw = {"timeout": timeout} if timeout is not None else {}
     if index is None:
         index = LiteralIndex(text)
-    pf, lead, density = analyse(compiled.pattern, compiled.flags)
+    pf, lead, density, (lo, hi) = analyse(compiled.pattern, compiled.flags)
     if not index.passes(pf):
         return
     from hermes_audit.engine.catalog import materialize
@@ -658,20 +707,27 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
         yield from compiled.finditer(text, **kw)
         return
     limit = len(text) // density + 4
+    span = hi - lo + 1  # candidate starts per keyword occurrence
     positions: list[int] = []
     for s in lead:
         if not index.has(s):
             continue
         i = folded.find(s)
         while i >= 0:
-            positions.append(i)
+            if span == 1:
+                positions.append(i - lo)
+            else:
+                positions.extend(range(max(i - hi, 0), max(i - lo + 1, 0)))
             if len(positions) > limit:
                 yield from compiled.finditer(text, **kw)
                 return
             i = folded.find(s, i + 1)
     if not positions:
         return
-    positions.sort()
+    if span > 1:
+        positions = sorted(set(positions))
+    else:
+        positions.sort()
     deadline = None
     if timeout is not None:
         import time

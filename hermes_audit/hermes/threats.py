@@ -90,7 +90,9 @@ class ThreatScanner:
         prefilters: dict[str, Optional[Prefilter]] = {}
         leads: dict[str, Optional[tuple[str, ...]]] = {}
         for r in parity.rules:
-            prefilters[r.code], leads[r.code], _density = analyse(r.pattern_for(version), re.IGNORECASE)
+            pf, lead, _density, window = analyse(r.pattern_for(version), re.IGNORECASE)
+            prefilters[r.code] = pf
+            leads[r.code] = lead if window == (0, 0) else None  # only keywords a match starts with
         #: prefilter literals that contain whitespace (searched in the whole folded text)
         self._spaced = frozenset(s for pf in prefilters.values() if pf for s in pf.literals
                                  if any(c.isspace() for c in s))
