@@ -109,7 +109,7 @@ def test_broken_rule_file_is_a_clear_error(tmp_path, case):
 NEAR_MISS_UNITS = [
     "ignore " + "filler " * 3, "disregard all the ", "do not " + "x " * 5, "<!-- " + "a" * 50,
     "curl " + "x" * 40, "you are " + "now " * 3, "<div style='" + "a" * 30, "![a](https://x.example/?d=",
-    "\u200b\u200c" * 4 + "x", "\U000E0041" * 3 + "x", "send " * 5, "`" * 3, "[//]: # (",
+    "\u200b\u200c" * 4 + "x", '<p style="color:white;', "<a hidden", "\U000E0041" * 3 + "x", "send " * 5, "`" * 3, "[//]: # (",
 ]
 
 
