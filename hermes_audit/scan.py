@@ -386,6 +386,21 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     return result
 
 
+def _keep_model_findings(result: ScanResult, doc: Document, found: list[Finding], catalog: Catalog,
+                         options: ScanOptions, all_rules: list[Rule], rule_index) -> None:
+    """Suppressions, fingerprints and the severity/path filters for findings a Hermes model produced on ``doc``
+    (loading simulation, prompt dry run); kept ones join ``result``."""
+    ran = {f.rule_id for f in found}
+    apply_suppressions(doc, found, rule_index, ran, catalog.parity, honour=not options.no_suppressions)
+    assign_fingerprints(found, [doc.slice(f.span.start, f.span.end) for f in found])
+    for f in found:
+        if f.severity < options.min_severity:
+            continue
+        if options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules):
+            continue
+        result.findings.append(f)
+
+
 # --- loading simulation (issue 3) -------------------------------------------------------------------
 def _add_loading_findings(result: ScanResult, paths: Sequence[Path], catalog: Catalog, rules: list[Rule],
                           profile: VersionProfile, scanner, options: ScanOptions, all_rules: list[Rule],
@@ -405,15 +420,7 @@ def _add_loading_findings(result: ScanResult, paths: Sequence[Path], catalog: Ca
         return
     result.notes.extend(lr.notes)
     for doc, found in lr.by_document:
-        ran = {f.rule_id for f in found}
-        apply_suppressions(doc, found, rule_index, ran, catalog.parity, honour=not options.no_suppressions)
-        assign_fingerprints(found, [doc.slice(f.span.start, f.span.end) for f in found])
-        for f in found:
-            if f.severity < options.min_severity:
-                continue
-            if options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules):
-                continue
-            result.findings.append(f)
+        _keep_model_findings(result, doc, found, catalog, options, all_rules, rule_index)
 # --- end loading simulation ---------------------------------------------------------------------------
 
 
@@ -446,15 +453,7 @@ def _add_prompt_findings(result: ScanResult, paths: Sequence[Path], catalog: Cat
     have = {(f.path, f.rule_id) for f in result.findings}
     for doc, found in grouped:
         found = [f for f in found if not any((f.path, d) in have for d in _PROMPT_DUPLICATES.get(f.rule_id, ()))]
-        ran = {f.rule_id for f in found}
-        apply_suppressions(doc, found, rule_index, ran, catalog.parity, honour=not options.no_suppressions)
-        assign_fingerprints(found, [doc.slice(f.span.start, f.span.end) for f in found])
-        for f in found:
-            if f.severity < options.min_severity:
-                continue
-            if options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules):
-                continue
-            result.findings.append(f)
+        _keep_model_findings(result, doc, found, catalog, options, all_rules, rule_index)
 # --- end prompt dry run -----------------------------------------------------------------------------------
 
 
