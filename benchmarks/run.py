@@ -187,6 +187,7 @@ class Env:
         self.py = sys.executable
         self.oracle_py: Optional[Path] = None
         self.oracle_note = ""
+        self.rule_prefixes: tuple[str, ...] = ()  # --rules: measure only these rules in the worst case
         self._install()
 
     def _install(self) -> None:
@@ -445,7 +446,14 @@ def bench_worst(env: Env, size: dict) -> dict:
     cat = load_catalog()
     rows: list[dict] = []
     scanners = {v: ThreatScanner(cat.parity, v) for v in ("0.19", "latest")}
+    prefixes = env.rule_prefixes
+
+    def wanted(code: str) -> bool:
+        return not prefixes or code.startswith(prefixes)
+
     for rule in cat.parity.rules:
+        if not wanted(rule.code):
+            continue
         for version, sc in scanners.items():
             pat_text = rule.version_patterns[version]
             pat = materialize(rule.version_compiled[version])
@@ -471,6 +479,8 @@ def bench_worst(env: Env, size: dict) -> dict:
     view_cache: dict[str, Views] = {}  # a view is built once per input text (its cost is reported apart)
     timed_out: set[str] = set()
     for rule in cat.rules:
+        if not wanted(rule.code):
+            continue
         for i, pat in enumerate(rule.compiled):
             worst, worst_input, dense, dense_input, dense_hits = 0.0, "", 0.0, "", 0
             for label, text in _adversarial_texts(_words_for(pat.pattern, int(pat.flags)), n).items():
@@ -502,7 +512,7 @@ def bench_worst(env: Env, size: dict) -> dict:
                          "matches": dense_hits})
     det_texts = _detector_texts(n)
     for rule in cat.rules:
-        if not rule.detector:
+        if not rule.detector or not wanted(rule.code):
             continue
         worst, worst_input, dense, dense_input, dense_hits = 0.0, "", 0.0, "", 0
         for label, text in det_texts.items():
@@ -701,12 +711,18 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep the generated inputs")
     ap.add_argument("--jobs", type=int, default=None, help="processes for the parallel measurements (default: all CPUs)")
     ap.add_argument("--write-docs", action="store_true", help="copy the figures into docs/performance.md and README.md")
+    ap.add_argument("--rules", default="", help="worst case only: comma-separated rule code prefixes (HA7,HP029); "
+                                               "such a partial run is printed and not saved as latest.json")
     args = ap.parse_args(argv)
+    if args.rules and args.write_docs:
+        print("--rules measures a subset: it cannot be combined with --write-docs", file=sys.stderr)
+        return 2
     size = SIZES["quick" if args.quick else "full"]
     wanted = [s for s in args.only.split(",") if s] or ["precommit", "throughput", "monorepo", "worst", "memory", "growth"]
     work = args.workdir or Path(tempfile.mkdtemp(prefix="hermes-audit-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     env = Env(work, args.jobs)
+    env.rule_prefixes = tuple(p.strip() for p in args.rules.split(",") if p.strip())
     results: dict = {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                      "command": "python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:]),
                      "mode": "quick" if args.quick else "full", "machine": machine(), "sections": {}}
@@ -746,6 +762,11 @@ def main(argv: Optional[list[str]] = None) -> int:
             shutil.rmtree(work, ignore_errors=True)
     results["total_s"] = time.perf_counter() - t_all
     results["machine"]["loadavg_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
+    if env.rule_prefixes:
+        print(table(results))
+        for row in results["sections"].get("worst", {}).get("all", []):
+            print(f"{row['ms_per_mb']:9.1f} ms/MB  {row['rule']}  [{row['kind']}; input {row['input']}]")
+        return 0
     RESULTS.mkdir(parents=True, exist_ok=True)
     if args.only and (RESULTS / "latest.json").exists():
         # a partial run keeps the other sections of the previous run (each says when it was measured)
