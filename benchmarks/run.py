@@ -498,7 +498,11 @@ def bench_worst(env: Env, size: dict) -> dict:
                 t0 = _cpu()
                 v.get(rule.view)
                 views_cost[rule.view] = max(views_cost.get(rule.view, 0.0), _cpu() - t0)
-                v.matches(rule.view, pat)  # keyword index built outside the timing, like the view
+                # the keyword index of a view is built once per document and shared by every rule (like the
+                # view): its shared part is measured apart, and this pattern's own keyword look-ups stay timed
+                t0 = _cpu()
+                v.index(rule.view).prepare()
+                views_cost["keyword index"] = max(views_cost.get("keyword index", 0.0), _cpu() - t0)
                 hits = 0
                 t0 = _cpu()
                 try:
@@ -521,6 +525,11 @@ def bench_worst(env: Env, size: dict) -> dict:
         if not rule.detector or not wanted(rule.code):
             continue
         worst, worst_input, dense, dense_input, dense_hits = 0.0, "", 0.0, "", 0
+        try:  # the first call imports the detector's module: a per-process cost, not a per-MB one
+            for _h in DETECTORS[rule.detector]("warm-up: x", {**rule.params, "document_kind": "agents-md"}):
+                pass
+        except Exception:
+            pass
         for label, text in det_texts.items():
             hits = 0
             t0 = _cpu()
@@ -683,6 +692,11 @@ def table(results: dict) -> str:
             lines.append(f"| worst case, Hermes' own patterns: slowest on 1 MB / within Hermes' 65,536-character window "
                          f"| {pw['ms_per_mb']:.0f} ms/MB / {pw.get('ms_per_file_in_window', 0):.0f} ms per file "
                          f"({pw['rule']}) | | | |")
+        shared = w.get("view_build_ms_per_mb") or {}
+        if shared:
+            parts = ", ".join(f"{k} {v:.0f}" for k, v in sorted(shared.items(), key=lambda kv: -kv[1]))
+            lines.append(f"| worst case: per-document work shared by all rules (views, keyword index), ms/MB | {parts} "
+                         f"| | | once per file |")
     if "memory" in s:
         mm = s["memory"]
         lines.append(f"| peak RSS, one {mm['big_file_bytes'] / 1e6:.0f} MB file | {_fmt(mm['big_file_peak_mib'], 'MiB')} | "

@@ -10,7 +10,7 @@ Command-line flags override the file. Keys (all optional)::
     min-severity = "info"
     fail-on = "high"
     fail-on-blocked = true
-    exclude = ["docs/attacks/**"]      # path globs never scanned in tree walks
+    exclude = ["docs/attacks/**"]      # path globs never scanned in tree walks (unless that directory is named)
     max-file-size = 16777216           # bytes; larger files are read as head + tail
     prompt-max-share = 0.25            # scan --prompt / prompt: HA801 above this share of the window
     [tool.hermes-audit.per-path-ignores]
@@ -27,11 +27,6 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 from hermes_audit.engine.catalog import VERSIONS
 from hermes_audit.findings import Severity
@@ -134,6 +129,10 @@ def _read_toml(path: Path, root: Optional[Path] = None) -> dict:
         raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES:,} bytes")
     if res.status is not ReadStatus.OK or res.text is None:
         raise ConfigError(f"{path}: cannot read: {res.detail}")
+    if sys.version_info >= (3, 11):  # imported here: most runs have no configuration file (issue 8)
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         return tomllib.loads(res.text)
     except tomllib.TOMLDecodeError as exc:

@@ -8,9 +8,18 @@ matched character, as SARIF defines it.
 from __future__ import annotations
 
 import enum
-import hashlib
 from dataclasses import dataclass, field
 from typing import Optional
+
+# SHA-256 without loading OpenSSL (issue 8: start-up time): ``hashlib`` loads the OpenSSL bindings
+# (``_hashlib``, about 2 ms at every start); CPython's own module computes the same digest.
+try:
+    from _sha256 import sha256  # type: ignore[import-not-found]  # CPython <= 3.11
+except ImportError:  # pragma: no cover - other interpreters and layouts
+    try:
+        from _sha2 import sha256  # type: ignore[import-not-found,no-redef]  # CPython 3.12+
+    except ImportError:
+        from hashlib import sha256  # type: ignore[assignment]
 
 
 class Severity(enum.IntEnum):
@@ -198,7 +207,7 @@ def fingerprint(rule_id: str, path: str, matched: str, occurrence: int = 0) -> s
     occurrence index among identical matches in the same file; never on line
     numbers, so findings keep their identity when lines move.
     """
-    h = hashlib.sha256()
+    h = sha256()
     for part in (rule_id, path, normalise_for_fingerprint(matched), str(occurrence)):
         h.update(part.encode("utf-8", "surrogatepass"))
         h.update(b"\x00")

@@ -84,29 +84,52 @@ def map_documents(fn: Callable[[Any], Any], docs: Sequence[Any], rules: Sequence
     starts. Never raises because of the pool: a pool failure falls back to
     running here.
     """
+    return start_map_documents(fn, docs, rules, jobs)()
+
+
+def start_map_documents(fn: Callable[[Any], Any], docs: Sequence[Any], rules: Sequence[Any] = (),
+                        jobs: Optional[int] = None) -> Callable[[], list]:
+    """Start :func:`map_documents` and return a function that waits for its list.
+
+    With a pool the workers run while this process does other work until the returned function is
+    called; without one the work runs when the function is called. Call it exactly once. Same results as :func:`map_documents`.
+    """
     global _WORK
     jobs = default_jobs() if jobs is None else max(1, jobs)
     total = sum(_size(d) for d in docs)
     if jobs < 2 or len(docs) < PARALLEL_MIN_DOCUMENTS or total < PARALLEL_MIN_CHARS or not fork_available():
-        return [fn(d) for d in docs]
+        return lambda: [fn(d) for d in docs]
     jobs = min(jobs, len(docs))
     for r in rules:
         _RULES[r.code] = r
     # largest documents first, so the last chunks are small and the workers finish together
     order = sorted(range(len(docs)), key=lambda i: -_size(docs[i]))
     chunk = max(1, min(16, len(docs) // (jobs * 8)))
+    previous = _WORK
     _WORK = (fn, docs)
     try:
         import multiprocessing
 
         ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(jobs, initializer=_worker_init) as pool:
-            got = pool.map(_run_index, order, chunksize=chunk)
-    except Exception:  # a worker died or could not start: do the work here
-        return [fn(d) for d in docs]
-    finally:
-        _WORK = None
-    out: list = [None] * len(docs)
-    for i, res in zip(order, got):
-        out[i] = res
-    return out
+        pool = ctx.Pool(jobs, initializer=_worker_init)
+        pending = pool.map_async(_run_index, order, chunksize=chunk)
+    except Exception:  # the pool could not start: do the work here
+        _WORK = previous
+        return lambda: [fn(d) for d in docs]
+
+    def wait() -> list:
+        global _WORK
+        try:
+            got = pending.get()
+        except Exception:  # a worker died: do the work here
+            return [fn(d) for d in docs]
+        finally:
+            pool.terminate()
+            pool.join()
+            _WORK = previous
+        out: list = [None] * len(docs)
+        for i, res in zip(order, got):
+            out[i] = res
+        return out
+
+    return wait

@@ -1006,10 +1006,19 @@ _SENSITIVE_SECRETS = re.compile(
     r".*(?:PRIVATE_KEY|SSH_KEY|SEED|MNEMONIC|WALLET|ROOT_PASSWORD|ADMIN_PASSWORD|DATABASE_URL).*)$")
 
 
+#: The manifest key each ``distribution-manifest`` check reads (a check finds nothing without it).
+_CHECK_KEYS = {"env-secrets": "env_requires", "owned-path": "distribution_owned"}
+
+
 def detect_distribution_manifest(text: str, params: dict) -> Iterator:
     """Detector ``distribution-manifest``: ``distribution.yaml`` checks. ``params.check``: invalid,
     env-secrets, owned-path."""
     check = params.get("check")
+    key = _CHECK_KEYS.get(check)
+    if key is not None and key not in text and not ('"' in text and "\\" in text):
+        # issue 8: these checks read one top-level key; YAML spells a key's text literally except in a
+        # double-quoted scalar with escapes, so without both it is not in the data (no parse needed)
+        return
     read = dist.parse_manifest_text(text, dist.MANIFEST_FILENAME)
     if check == "invalid":
         if read.error:

@@ -21,7 +21,8 @@ from hermes_audit.engine.engine import Engine, EngineError, make_finding
 from hermes_audit.findings import Finding, Position, Severity, Span, assign_fingerprints
 from hermes_audit.hermes.profiles import VersionProfile, get_profile
 from hermes_audit.hermes.threats import scanner_for
-from hermes_audit.hermes.verdict import BLOCKED, WARNED, HermesVerdict, manifest_state_from_text, verdict_for
+from hermes_audit.hermes.verdict import (BLOCKED, WARNED, HermesVerdict, MemoScanner, manifest_state_from_text,
+                                        verdict_for)
 from hermes_audit.suppressions import apply_suppressions, rules_index
 
 
@@ -92,6 +93,8 @@ class ScanResult:
     rules_run: list[Rule] = field(default_factory=list)
     #: Baseline entries that matched no finding (hermes_audit.baseline.StaleEntry).
     baseline_stale: list = field(default_factory=list)
+    #: Directories given to the scan in which discovery found no file with a name Hermes loads (display paths).
+    empty_directories: list[str] = field(default_factory=list)
 
     @property
     def incomplete(self) -> bool:
@@ -174,6 +177,13 @@ def _excluded(display: str, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatch(display, pat) for pat in patterns)
 
 
+def _exclude_for(named: str, patterns: Sequence[str]) -> list[str]:
+    """The ``exclude`` patterns for a walk of the directory ``named`` on the command line: those that cover
+    that directory itself are dropped, since naming it asks for it (as ruff does for paths given explicitly);
+    they still keep it out of walks of its parents."""
+    return [pat for pat in patterns if not (fnmatch.fnmatch(named, pat) or fnmatch.fnmatch(named + "/", pat))]
+
+
 def _read_document(path: Path, display: str, kind: DocumentKind, root: Optional[Path], max_bytes: int,
                    errors: Optional[list[EngineError]]) -> Document:
     """``Document.from_path``; an unexpected failure gives an unreadable document and an error (run incomplete)."""
@@ -189,11 +199,13 @@ def _read_document(path: Path, display: str, kind: DocumentKind, root: Optional[
 
 
 def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[str],
-                      errors: Optional[list[EngineError]] = None) -> list[Document]:
+                      errors: Optional[list[EngineError]] = None,
+                      empty_dirs: Optional[list[str]] = None) -> list[Document]:
     """Documents for the given paths: directories are walked for Hermes' file names; files are taken
     whatever their name (kind from the name, ``--kind`` to override, ``generic`` otherwise).
 
-    A file whose reading fails unexpectedly becomes an unreadable document and an entry of ``errors``.
+    A file whose reading fails unexpectedly becomes an unreadable document and an entry of ``errors``;
+    a directory in which discovery finds no candidate at all is added (display path) to ``empty_dirs``.
     """
     base = (options.base or Path.cwd()).absolute()
     docs: list[Document] = []
@@ -203,9 +215,12 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
         if p.is_dir() and not p.is_symlink():
             res = discover(p, base=base, use_git=options.use_git)
             notes.extend(res.notes)
+            if not res.candidates and empty_dirs is not None:
+                empty_dirs.append(_display(p, base) or ".")
             root = p.resolve()
+            exclude = _exclude_for(_display(p, base), options.exclude)
             for c in res.candidates:
-                if c.display in seen or _excluded(c.display, options.exclude):
+                if c.display in seen or _excluded(c.display, exclude):
                     continue
                 seen.add(c.display)
                 kind = options.kind or c.kind
@@ -309,7 +324,8 @@ def audit_tail(doc: Document, engine: Engine) -> tuple[list[Finding], list[Engin
     r = doc.read
     if r.status is not ReadStatus.OVERSIZED or not r.tail or r.tail_line is None or r.tail_start is None:
         return [], []
-    if doc.text is not None and r.tail_start < len(doc.text):
+    head_end = len(doc.text) if doc.text is not None else 0
+    if r.tail_start + len(r.tail) <= head_end:
         return [], []  # the head already covers it
     sub_doc = Document.from_text(r.tail, doc.path, doc.kind)
     res = engine.run(sub_doc)
@@ -318,7 +334,8 @@ def audit_tail(doc: Document, engine: Engine) -> tuple[list[Finding], list[Engin
         f.span = Span(f.span.start + r.tail_start, f.span.end + r.tail_start)
         f.start = Position(f.start.line + r.tail_line - 1, f.start.column + (col0 if f.start.line == 1 else 0))
         f.end = Position(f.end.line + r.tail_line - 1, f.end.column + (col0 if f.end.line == 1 else 0))
-    return res.findings, res.errors
+    # a tail that overlaps the head: what lies wholly inside the head was found there already
+    return [f for f in res.findings if f.span.end > head_end], res.errors
 
 
 def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Catalog] = None) -> ScanResult:
@@ -334,9 +351,15 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     scanner = scanner_for(catalog.parity, profile.name)
     engine = Engine(rules)
     result = ScanResult(hermes_version=profile.name, options=options, rules_run=rules)
-    docs = collect_documents(paths, options, result.notes, result.errors)
+    if options.loading and options.session_cwd is not None:  # a bad --cwd fails now, not after the scan
+        from hermes_audit.hermes.loading import session_directory
+
+        session_directory(paths, options.session_cwd)
+    docs = collect_documents(paths, options, result.notes, result.errors, result.empty_directories)
     all_rules = catalog.all_rules()
     rule_index = rules_index(all_rules)
+
+    ran_by_kind: dict[DocumentKind, set[str]] = {}
 
     def scan_document(doc: Document) -> tuple[Optional[HermesVerdict], list[Finding], list[EngineError]]:
         """Verdict, kept findings and errors of one document (run here or in a worker process)."""
@@ -353,7 +376,9 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
             tail_findings, tail_errors = audit_tail(doc, engine)
             found.extend(tail_findings)
             er.errors.extend(tail_errors)
-            ran = {r.code for r in rules if r.is_parity or r.applies_to(doc.kind)}
+            ran = ran_by_kind.get(doc.kind)
+            if ran is None:  # issue 8: decided once per document kind
+                ran = ran_by_kind[doc.kind] = {r.code for r in rules if r.is_parity or r.applies_to(doc.kind)}
             apply_suppressions(doc, found, rule_index, ran, catalog.parity, honour=not options.no_suppressions)
             texts = [doc.slice(f.span.start, f.span.end) for f in found]
             assign_fingerprints(found, texts)
@@ -363,20 +388,32 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
             return verdict, [], [EngineError("scan", doc.path, f"scanning failed: {type(exc).__name__}: {exc}")]
         return verdict, kept, er.errors
 
-    from hermes_audit.parallel import map_documents  # issue 8: several cores for big trees
+    from hermes_audit.parallel import start_map_documents  # issue 8: several cores for big trees
 
-    for doc, (verdict, kept, errors) in zip(docs, map_documents(scan_document, docs, all_rules, options.jobs)):
+    scanned = start_map_documents(scan_document, docs, all_rules, options.jobs)()
+    # issue 8: the loading simulation and the prompt dry run scan many of the same texts again (the hints, the
+    # session's context files): they reuse the verdicts' scans (exact: keyed by the scanned text and scope)
+    memo = MemoScanner(scanner)
+    for doc, (verdict, _kept, _errors) in zip(docs, scanned):
+        if verdict is not None and (options.loading or options.prompt):
+            memo.seed_verdict(doc, verdict, profile)
+    loading = _simulate_loading(paths, catalog, rules, profile, memo, options)
+    for doc, (verdict, kept, errors) in zip(docs, scanned):
         if doc.read.status is ReadStatus.OVERSIZED:
-            part = "its head and its tail" if doc.read.tail_line is not None else "its head"
-            result.notes.append(f"{doc.path}: {doc.read.detail}; only {part} were audited (raise --max-file-size "
-                                "to read it whole)")
+            r = doc.read
+            if r.tail_start is not None and r.tail_start <= len(doc.text or ""):
+                result.notes.append(f"{doc.path}: {r.detail}; all of it was audited")
+            else:
+                part = "its head and its tail" if r.tail_line is not None else "its head"
+                result.notes.append(f"{doc.path}: {r.detail}; only {part} were audited (raise --max-file-size "
+                                    "to read it whole)")
         if verdict is not None:
             result.files.append(FileReport(doc, verdict))
         result.errors.extend(errors)
         result.findings.extend(kept)
     _add_seam_findings(result, engine, profile, options, all_rules)
-    _add_loading_findings(result, paths, catalog, rules, profile, scanner, options, all_rules, rule_index)
-    _add_prompt_findings(result, paths, catalog, rules, profile, scanner, options, all_rules, rule_index)
+    _add_loading_findings(result, loading, catalog, options, all_rules, rule_index)
+    _add_prompt_findings(result, paths, catalog, rules, profile, memo, options, all_rules, rule_index)
     _drop_covered_input_findings(result)
     result.findings.sort(key=lambda f: (f.path, f.start.line, f.start.column, f.rule_id))
     if options.baseline is not None:
@@ -402,21 +439,30 @@ def _keep_model_findings(result: ScanResult, doc: Document, found: list[Finding]
 
 
 # --- loading simulation (issue 3) -------------------------------------------------------------------
-def _add_loading_findings(result: ScanResult, paths: Sequence[Path], catalog: Catalog, rules: list[Rule],
-                          profile: VersionProfile, scanner, options: ScanOptions, all_rules: list[Rule],
-                          rule_index) -> None:
-    """Findings of the ``loading`` family from simulating the session (:mod:`hermes_audit.hermes.loading`)."""
+def _simulate_loading(paths: Sequence[Path], catalog: Catalog, rules: list[Rule], profile: VersionProfile, scanner,
+                      options: ScanOptions):
+    """The session simulation (:mod:`hermes_audit.hermes.loading`): its result, an :class:`EngineError` when it
+    failed, or ``None`` when it is off. Raises ``ValueError`` for bad options."""
     if not options.loading:
-        return
+        return None
     from hermes_audit.hermes.loading import loading_findings
 
     try:
-        lr = loading_findings(paths, catalog, rules, profile, scanner, base=options.base, cwd=options.session_cwd,
-                              context_length=options.context_length, max_bytes=options.max_bytes)
+        return loading_findings(paths, catalog, rules, profile, scanner, base=options.base, cwd=options.session_cwd,
+                                context_length=options.context_length, max_bytes=options.max_bytes)
     except ValueError:
         raise
     except Exception as exc:  # the simulation failing must not lose the per-file results
-        result.errors.append(EngineError("loading", "", f"loading simulation failed: {type(exc).__name__}: {exc}"))
+        return EngineError("loading", "", f"loading simulation failed: {type(exc).__name__}: {exc}")
+
+
+def _add_loading_findings(result: ScanResult, lr, catalog: Catalog, options: ScanOptions, all_rules: list[Rule],
+                          rule_index) -> None:
+    """Findings of the ``loading`` family from :func:`_simulate_loading`'s result ``lr``."""
+    if lr is None:
+        return
+    if isinstance(lr, EngineError):
+        result.errors.append(lr)
         return
     result.notes.extend(lr.notes)
     for doc, found in lr.by_document:

@@ -13,7 +13,10 @@ required free text. Keywords are case-insensitive.
 Scope of ``allow``: when the comment shares its line with other text, findings
 that start on that line; when it stands alone on its line, findings that start
 on the next line that is neither blank nor another hermes-audit comment (so
-several suppressions can be stacked above one line).
+several suppressions can be stacked above one line). When that next line opens
+a fenced code block (```` ``` ```` or ``~~~``), the scope is the whole block, from
+the opening fence line to the closing one (or to the end of the file when the
+block is never closed): a comment cannot stand inside a code block.
 
 Why this form: Hermes blocks a whole context file when any HTML comment in it
 contains ``ignore``, ``override``, ``system``, ``secret`` or ``hidden``
@@ -77,7 +80,9 @@ class Suppression:
 
     ``start``/``end`` are character offsets of the comment in the document
     text; ``line`` its 1-based line. ``selectors`` are as written (codes upper-cased).
-    ``target_line`` is the line an ``allow`` applies to (``None`` for ``allow-file``).
+    ``target_line`` is the line an ``allow`` applies to (``None`` for ``allow-file``);
+    ``target_end_line`` the last line of its scope when ``target_line`` opens a fenced code
+    block (the closing fence line, or the file's last line), else ``None``.
     ``error`` says why the comment is not a valid suppression (``None`` when it is).
     ``used`` collects the selectors that suppressed at least one finding.
     """
@@ -92,13 +97,31 @@ class Suppression:
     target_line: Optional[int] = None
     error: Optional[str] = None
     used: set[str] = field(default_factory=set)
+    target_end_line: Optional[int] = None
 
     @property
     def valid(self) -> bool:
         return self.error is None
 
     def applies_to_line(self, line: int) -> bool:
-        return self.valid and (self.file_wide or line == self.target_line)
+        if not self.valid:
+            return False
+        if self.file_wide:
+            return True
+        if self.target_line is None:
+            return False
+        return self.target_line <= line <= (self.target_end_line or self.target_line)
+
+    def scope_text(self) -> str:
+        """Where the suppression applies, for messages: ``in this file``, ``on line 3``, ``in the code block
+        on lines 3-7``."""
+        if self.file_wide:
+            return "in this file"
+        if self.target_line is None:
+            return "(no line follows it)"
+        if self.target_end_line is not None:
+            return f"in the code block on lines {self.target_line}-{self.target_end_line}"
+        return f"on line {self.target_line}"
 
 
 def _line_starts(text: str) -> list[int]:
@@ -208,7 +231,27 @@ def find_suppressions(text: str) -> list[Suppression]:
                 break
             nxt += 1
         s.target_line = nxt + 1 if nxt < len(starts) else None
+        if nxt < len(starts):
+            s.target_end_line = _fenced_block_end(text, starts, nxt)
     return out
+
+
+def _fenced_block_end(text: str, starts: list[int], ln: int) -> Optional[int]:
+    """When 0-based line ``ln`` opens a fenced code block: the 1-based line of its closing fence (a fence
+    line of the same character at least as long, as :func:`code_spans` reads it), or of the file's last
+    line when the block is never closed. ``None`` when ``ln`` is not a fence line."""
+    def line(i: int) -> str:
+        return text[starts[i]:starts[i + 1] - 1 if i + 1 < len(starts) else len(text)]
+
+    m = _FENCE_LINE.match(line(ln))
+    if not m:
+        return None
+    opener = m.group(1)
+    for i in range(ln + 1, len(starts)):
+        c = _FENCE_LINE.match(line(i))
+        if c and c.group(1)[0] == opener[0] and len(c.group(1)) >= len(opener):
+            return i + 1
+    return len(starts)
 
 
 def _comment_only_lines(text: str, starts: list[int], sups: list[Suppression]) -> set[int]:
@@ -355,7 +398,7 @@ def apply_suppressions(
                     unused.append(sel)
             if not unused:
                 continue
-            scope = "in this file" if s.file_wide else f"on line {s.target_line}" if s.target_line else "(no line follows it)"
+            scope = s.scope_text()
             f.message = f"unused suppression: {', '.join(unused)} reported nothing {scope}; remove {'it' if len(unused) == 1 else 'them'} from the comment"
         elif f.rule_id == TRIPS_HERMES:
             versions = trips_hermes(text[f.span.start:f.span.end], parity)

@@ -31,9 +31,11 @@ def prepare_baseline(opts, baseline: Optional[Path], write_to: Optional[Path], n
     hides its findings); the returned notes say so. ``--write-baseline`` refuses
     to replace an existing file that is not a hermes-audit baseline.
     """
+    notes: list[str] = []
+    if baseline is None and write_to is None:
+        return notes  # issue 8: a plain scan does not import the baseline module
     from hermes_audit.baseline import BaselineError, load_baseline
 
-    notes: list[str] = []
     if baseline is not None:
         if no_suppressions and _inside(baseline, root):
             notes.append(f"--no-suppressions: baseline {baseline} is inside the scanned repository and was not used")

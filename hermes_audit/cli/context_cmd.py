@@ -268,7 +268,8 @@ def render_hints_text(report, show_text: bool = True) -> str:
         for x in b["largest"]:
             lines.append(f"    {_fmt_chars(x['injected']):>9}  {x['path']} ({x['status']})")
     for key, title in (("truncated", "cut by the cap"), ("blocked", "blocked"), ("duplicates", "duplicates (not sent)"),
-                       ("unpredictable", "unknown (symlink out of the tree)")):
+                       ("unpredictable", "unknown text (a symlink out of the tree, or an unread part of an "
+                                         "oversized file)")):
         if b[key]:
             items = [x["path"] if isinstance(x, dict) else x for x in b[key]]
             lines.append(f"  {title}: " + ", ".join(items))

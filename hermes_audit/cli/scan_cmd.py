@@ -25,6 +25,21 @@ def _split(values: tuple[str, ...], option: str = "--select") -> list[str]:
     return out
 
 
+#: Names :func:`_note_empty_directories` cites (hermes_audit.documents.kinds.classify has them all).
+_LOADED_NAMES = "AGENTS.md, CLAUDE.md, .hermes.md, .cursorrules, .cursor/rules/*.mdc, SOUL.md, memories/MEMORY.md, ..."
+
+
+def _note_empty_directories(result, use_git: bool) -> None:
+    """One line on stderr per scanned directory that held no file Hermes loads (the exit code is unchanged):
+    a directory of renamed copies (``owner__repo__AGENTS.md``) would otherwise pass silently as clean."""
+    from hermes_audit.cli.common import one_line
+
+    ignored = " or .gitignore excludes them" if use_git else ""
+    for d in getattr(result, "empty_directories", ()):
+        click.echo(one_line(f"note: no file under {d} has a name Hermes loads ({_LOADED_NAMES}){ignored}; "
+                            "pass the files themselves to scan them (--kind sets how they are read)"), err=True)
+
+
 def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -> str:
     """Render a scan result in one of :data:`FORMATS`."""
     if fmt == "json":
@@ -178,6 +193,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
         result = run_fix(result, targets, opts, fix=fix, hermes_blocking=fix_hermes_blocking, diff=show_diff)
     result.notes[:0] = notes
     finish_baseline(result, write_baseline)
+    _note_empty_directories(result, opts.use_git)
     extra = ({"include_suppressed": include_suppressed, "category": sarif_category, "root": root} if fmt == "sarif"
              else {"include_suppressed": include_suppressed} if fmt == "text" else None)
     use_color = color_enabled(color) and output is None

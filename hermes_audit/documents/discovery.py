@@ -1,11 +1,18 @@
 """Finding the files Hermes may read in a tree.
 
-In a git work tree the file list comes from git (through gitpython): tracked
-files plus untracked ones that ``.gitignore`` does not exclude. Git is run
-with options that keep a hostile repository's configuration from running
-anything (no fsmonitor, no hooks; ``ls-files`` runs none anyway). Outside git,
-or when git refuses the repository, the tree is walked without following
-directory symlinks. ``.git`` and ``node_modules`` are never entered.
+In a git work tree the file list comes from git (``git ls-files``, run through
+gitpython): tracked files plus untracked ones that ``.gitignore`` does not
+exclude. Git is run with options that keep a hostile repository's
+configuration from running anything (no fsmonitor, no hooks; ``ls-files`` runs
+none anyway). Outside git, or when git refuses the repository, the tree is
+walked without following directory symlinks. ``.git`` and ``node_modules`` are
+never entered.
+
+Issue 8 (a 50,000-file repository): listed paths are handled as strings and
+only those whose base name may be a context file
+(:func:`~hermes_audit.documents.kinds.may_classify`) become ``Path`` objects
+and get the full checks; directories are listed once each, for the
+non-regular entries git does not list (FIFOs, directories named ``AGENTS.md``).
 """
 
 from __future__ import annotations
@@ -14,9 +21,9 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional, Sequence
 
-from hermes_audit.documents.kinds import DocumentKind, classify
+from hermes_audit.documents.kinds import CANDIDATE_NAMES, DocumentKind, classify, may_classify
 
 #: Directory names never descended into.
 SKIP_DIRS = frozenset({".git", "node_modules"})
@@ -29,6 +36,8 @@ SAFE_GIT_OPTIONS = (
 )
 #: Upper bound on files listed from one tree (a hostile tree cannot exhaust memory).
 MAX_LISTED_FILES = 2_000_000
+#: Seconds after which a ``git ls-files`` run is killed (and the tree walked instead).
+GIT_TIMEOUT_S = 120
 
 
 @dataclass
@@ -59,45 +68,89 @@ def find_git_root(start: Path) -> Optional[Path]:
     return None
 
 
-def _git_ls_files(repo_root: Path, args: list[str], warnings: Optional[list[str]] = None) -> Optional[list[str]]:
-    """``git ls-files <args> -z`` in ``repo_root``: the NUL-separated names, ``None`` if git fails.
+#: ``git ls-files`` arguments: every path git tracks or would track.
+_LIST_ARGS = ("--cached", "--others", "--exclude-standard")
+#: ``git ls-files`` arguments: untracked, not ignored directories shown as ``dir/``.
+_UNTRACKED_DIR_ARGS = ("--others", "--directory", "--exclude-standard")
 
-    Git's warnings (paths it could not read: too long, permission denied) are
-    appended to ``warnings`` one per line.
+
+def _git_start(repo_root: Path, args: Sequence[str]) -> Any:
+    """Start ``git ls-files <args> -z`` in ``repo_root`` through gitpython (its process handle, whose
+    ``proc`` is the ``subprocess.Popen``), or ``None`` if it cannot.
+
+    gitpython adds ``LC_ALL=C`` and ``LANGUAGE=C`` and gives git ``/dev/null`` as
+    stdin; we add no system configuration and no terminal prompt. gitpython is
+    imported here, not at start-up: importing it runs ``git version``, which a
+    scan of named files does not need (issue 8).
     """
     try:
         import git  # gitpython
     except ImportError:  # pragma: no cover - hard dependency
         return None
     try:
-        g = git.Git(str(repo_root))
-        _status, out, err = g.execute(
-            ["git", *SAFE_GIT_OPTIONS, "ls-files", *args, "-z"],
-            stdout_as_string=False,
-            with_extended_output=True,
-            env={"GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0"},
-            kill_after_timeout=120,
-        )
-    except Exception:
+        return git.Git(str(repo_root)).execute(
+            ["git", *SAFE_GIT_OPTIONS, "ls-files", *args, "-z"], as_process=True, stdout_as_string=False,
+            env={"GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0"})
+    except Exception:  # no git executable, bad directory (gitpython raises its own errors)
         return None
-    if isinstance(out, str):  # pragma: no cover - defensive
-        out = out.encode("utf-8", "surrogateescape")
+
+
+def _git_finish(handle: Any, warnings: Optional[list[str]] = None) -> Optional[list[str]]:
+    """The NUL-separated names a :func:`_git_start` process printed, ``None`` if git failed or took more
+    than :data:`GIT_TIMEOUT_S` seconds (it is then killed).
+
+    Git's warnings (paths it could not read: too long, permission denied) are
+    appended to ``warnings`` one per line.
+    """
+    import subprocess
+
+    if handle is None:
+        return None
+    proc = handle.proc  # the subprocess.Popen inside gitpython's handle
+    try:
+        out, err = proc.communicate(timeout=GIT_TIMEOUT_S)
+    except (subprocess.TimeoutExpired, OSError, ValueError):
+        _git_abandon(handle)
+        return None
+    if proc.returncode != 0:
+        return None
     if warnings is not None and err:
-        if isinstance(err, bytes):
-            err = os.fsdecode(err)
-        warnings.extend(line for line in err.splitlines() if line.startswith(("warning:", "error:")))
+        warnings.extend(line for line in os.fsdecode(err).splitlines() if line.startswith(("warning:", "error:")))
     return [os.fsdecode(b) for b in out.split(b"\0") if b][:MAX_LISTED_FILES]
+
+
+def _git_abandon(handle: Any) -> None:
+    """Kill a :func:`_git_start` process whose output is not needed, and reap it."""
+    if handle is None:
+        return
+    proc = handle.proc
+    try:
+        proc.kill()
+        proc.communicate()
+    except (OSError, ValueError):  # pragma: no cover - already gone
+        pass
+
+
+def _git_ls_files(repo_root: Path, args: Sequence[str], warnings: Optional[list[str]] = None) -> Optional[list[str]]:
+    """``git ls-files <args> -z`` in ``repo_root``: the NUL-separated names, ``None`` if git fails.
+
+    Git's warnings (paths it could not read: too long, permission denied) are
+    appended to ``warnings`` one per line.
+    """
+    return _git_finish(_git_start(repo_root, args), warnings)
 
 
 def _git_list(repo_root: Path, warnings: Optional[list[str]] = None) -> Optional[list[str]]:
     """Paths (relative to ``repo_root``) that git tracks or would track; ``None`` if git fails."""
-    return _git_ls_files(repo_root, ["--cached", "--others", "--exclude-standard"], warnings)
+    return _git_ls_files(repo_root, _LIST_ARGS, warnings)
 
 
-def _git_untracked_dirs(repo_root: Path) -> list[str]:
+def _git_untracked_dirs(repo_root: Path, started: Any = None) -> list[str]:
     """Untracked, not ignored directories (relative, ``/``-terminated), as ``git ls-files --directory``
-    shows them: they may hold nothing git lists (a lone FIFO named ``AGENTS.md``)."""
-    names = _git_ls_files(repo_root, ["--others", "--directory", "--exclude-standard"]) or []
+    shows them: they may hold nothing git lists (a lone FIFO named ``AGENTS.md``). ``started``: the
+    :func:`_git_start` process for :data:`_UNTRACKED_DIR_ARGS`, when it was started earlier."""
+    proc = started if started is not None else _git_start(repo_root, _UNTRACKED_DIR_ARGS)
+    names = _git_finish(proc) or []
     return [n for n in names if n.endswith("/")]
 
 
@@ -137,7 +190,7 @@ def _walk(root: Path, errors: Optional[list[str]] = None) -> Iterator[Path]:
                         stack.append(Path(e.path))
                     if classify(e.name) is not None or e.name.endswith(".mdc"):
                         yield Path(e.path)  # a directory named AGENTS.md: reported as not a regular file
-                else:
+                elif may_classify(e.name):  # any other file is never a candidate (issue 8)
                     yield Path(e.path)
             except OSError:
                 continue
@@ -159,12 +212,16 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
     base = base or root
     result = DiscoveryResult()
     names: Optional[list[Path]] = None
+    pending = None
     if use_git:
         git_root = find_git_root(root.resolve())
         if git_root is not None:
             warnings: list[str] = []
+            # both listings run at once: the untracked directories are read after the main list (issue 8)
+            pending = _git_start(git_root, _UNTRACKED_DIR_ARGS)
             listed = _git_list(git_root, warnings)
             if listed is None:
+                _git_abandon(pending)
                 result.notes.append(
                     f"git could not list {git_root}; walked the tree without .gitignore"
                 )
@@ -172,24 +229,12 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
                 if warnings:
                     result.notes.append(_git_warning_note(git_root, warnings))
                 result.git_root = git_root
-                names = []
-                real_root = root.resolve()
-                for rel in listed:
-                    p = git_root / rel
-                    parts = Path(rel).parts
-                    if any(part in SKIP_DIRS for part in parts):
-                        continue
-                    try:
-                        p.relative_to(real_root)
-                    except ValueError:
-                        continue
-                    # map back under the root the user gave (which may be a symlinked path)
-                    names.append(root / p.relative_to(real_root))
+                names, dirs = _git_names(listed, root, git_root)
     if names is None:
         names = list(_walk(root, result.notes))
     else:
-        untracked = [git_root / d for d in _git_untracked_dirs(git_root)] if result.git_root else []
-        names.extend(_special_entries(names, root, untracked))
+        untracked = [os.path.join(str(git_root), d) for d in _git_untracked_dirs(git_root, pending)]
+        names.extend(_special_entries(names, dirs, root, untracked))
     for p in names:
         rel = _display(p, root)
         kind = classify(rel)
@@ -206,45 +251,87 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
     return result
 
 
-def _special_entries(listed: list[Path], root: Path, untracked_dirs: Optional[list[Path]] = None) -> list[Path]:
+def _git_names(listed: list[str], root: Path, git_root: Path) -> tuple[list[Path], set[str]]:
+    """From git's paths (relative to ``git_root``): the paths under ``root`` that may be context files
+    (mapped back under ``root`` as the user gave it, which may be a symlinked path), and the directories
+    (absolute, as strings) that hold any listed path under ``root``.
+
+    Paths inside ``.git`` or ``node_modules`` are dropped. Only paths that pass
+    :func:`~hermes_audit.documents.kinds.may_classify` become ``Path`` objects;
+    the rest cost a few string operations each (issue 8).
+    """
+    sub = root.resolve().relative_to(git_root).as_posix()
+    prefix = "" if sub == "." else sub + "/"
+    root_s = str(root)
+    base = root_s.rstrip("/")  # "" for the file system root
+    names: list[Path] = []
+    dirs: set[str] = set()
+    for rel in listed:
+        if prefix:
+            if not rel.startswith(prefix):
+                continue
+            rest = rel[len(prefix):]
+        else:
+            rest = rel
+        if (".git" in rel or "node_modules" in rel) and any(part in SKIP_DIRS for part in Path(rel).parts):
+            continue
+        if "//" in rest or "/./" in rest or rest.startswith("./") or rest.endswith(("/", "/.")) or rest in ("", "."):
+            p = root / rest  # unusual spelling: let pathlib normalise it exactly as before
+            dirs.add(str(p.parent))
+            if may_classify(rest):
+                names.append(p)
+            continue
+        cut = rest.rfind("/")
+        dirs.add(root_s if cut < 0 else base + "/" + rest[:cut])
+        name = rest[cut + 1:]
+        # may_classify(rest), with its common cases inline (this loop sees every listed path)
+        if name in CANDIDATE_NAMES or name.endswith(".mdc") or ("\\" in name and may_classify(name)):
+            names.append(root / rest)
+    return names, dirs
+
+
+def _special_entries(listed: list[Path], dirs: set[str], root: Path, untracked_dirs: Optional[list[str]] = None) -> list[Path]:
     """Non-regular entries with the names Hermes reads (FIFOs, sockets, devices, directories named
     ``AGENTS.md``, ``.cursor/rules/x.mdc``...).
 
     Git lists only regular files and symlinks, but such entries matter: Hermes
     0.19.0 blocks forever reading a FIFO named ``AGENTS.md``. Each directory
-    that holds listed files is listed, and so is every directory below an
-    untracked one (``untracked_dirs``: it may hold nothing git lists).
+    in ``dirs`` (absolute paths of the directories that hold listed files) is
+    listed, and so are ``root`` and every directory below an untracked one
+    (``untracked_dirs``: it may hold nothing git lists). Directories outside
+    ``root`` are not. ``listed`` are the paths already found (not reported again).
     """
     seen = set(listed)
-    dirs = {p.parent for p in listed}
-    dirs.add(root)
+    dirs = set(dirs)
+    root_s = str(root)
+    dirs.add(root_s)
     for top in untracked_dirs or []:
-        stack = [top]
+        stack = [str(Path(top))]
         while stack and len(dirs) < MAX_LISTED_FILES:
             d = stack.pop()
             dirs.add(d)
             try:
                 with os.scandir(d) as it:
-                    stack.extend(Path(e.path) for e in it
-                                 if e.name not in SKIP_DIRS and e.is_dir(follow_symlinks=False))
+                    stack.extend(e.path for e in it if e.name not in SKIP_DIRS and e.is_dir(follow_symlinks=False))
             except OSError:
                 continue
     extra: list[Path] = []
-    for d in sorted(dirs):
-        try:
-            rel_dir = d.relative_to(root)
-        except ValueError:
-            continue
+    inside = root_s.rstrip("/") + "/"
+    for d in dirs:
+        if d != root_s and not d.startswith(inside):
+            continue  # outside the scanned root
         try:
             with os.scandir(d) as it:
-                entries = [(e.name, e.is_file(follow_symlinks=False) or e.is_symlink()) for e in it]
+                # only names Hermes may read are looked at further (issue 8)
+                entries = [(e.name, e.is_file(follow_symlinks=False) or e.is_symlink()) for e in it
+                           if e.name in CANDIDATE_NAMES or e.name.endswith(".mdc") or ("\\" in e.name and may_classify(e.name))]
         except OSError:
             continue
         for name, regular_or_link in entries:
             if regular_or_link:
                 continue
-            p = d / name
-            if p in seen or classify((rel_dir / name).as_posix()) is None:
+            p = Path(d) / name
+            if p in seen or classify(_display(p, root)) is None:
                 continue
             extra.append(p)
     return extra

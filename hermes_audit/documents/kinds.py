@@ -80,6 +80,24 @@ NAME_KINDS: dict[str, DocumentKind] = {
 
 ALL_KIND_NAMES = [k.value for k in DocumentKind]
 
+#: Base names :func:`classify` may accept besides ``*.mdc`` (used by :func:`may_classify`).
+CANDIDATE_NAMES = frozenset({*NAME_KINDS, "MEMORY.md", "USER.md"})
+
+
+def may_classify(path: str) -> bool:
+    """A necessary condition for ``classify(path) is not None``, on the base name string only.
+
+    False means :func:`classify` returns ``None`` for ``path``; True means it may
+    not (call :func:`classify` to know). Tree discovery checks this first for
+    every listed path, since most are not context files (issue 8: a
+    50,000-file repository). Paths whose last component is empty or ``.``
+    (which :class:`~pathlib.PurePosixPath` would normalise away) always pass.
+    """
+    name = path[path.rfind("/") + 1:]
+    if name in CANDIDATE_NAMES or name.endswith(".mdc") or name in ("", "."):
+        return True
+    return "\\" in name and may_classify(name.replace("\\", "/"))  # classify reads "\\" as "/"
+
 
 def classify(path: str) -> Optional[DocumentKind]:
     """Kind of a file from its path (``/``-separated, any prefix), or ``None``.

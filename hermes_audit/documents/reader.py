@@ -17,6 +17,7 @@ import codecs
 import enum
 import errno
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,9 @@ OVERSIZE_TAIL_CHARS = 200_000
 #: Their UTF-8 validity is checked in the parts read only, and ``total_chars`` is an estimate.
 MAX_STREAM_BYTES = 256 * 1024 * 1024
 _CHUNK = 1 << 20
+#: A line start (the start of a dropped piece counts as one) followed by whitespace and ``#``, a backtick
+#: or ``~``: a possible Markdown heading or fence (``str.splitlines`` line breaks; ``\s`` is ``str.isspace``).
+_MARKUP_LINE = re.compile(r"(?:\A|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])\s*[#`~]")
 
 
 class ReadStatus(str, enum.Enum):
@@ -74,6 +78,10 @@ class ReadResult:
     tail_start: Optional[int] = None
     tail_line: Optional[int] = None
     tail_column: Optional[int] = None
+    #: Oversized files read to the end: True when no line starting in the dropped middle (between
+    #: ``text`` and ``tail``) begins, after whitespace, with ``#``, a backtick or ``~`` (so it holds no
+    #: Markdown heading or fence); ``None`` when unknown (the middle was skipped unread).
+    middle_plain: Optional[bool] = None
 
     @property
     def readable(self) -> bool:
@@ -200,6 +208,7 @@ def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
     total_bytes = 0
     newlines = 0
     nl_before_tail = -1  # absolute offset of the last "\n" before the kept tail
+    middle_plain = True  # no possible heading or fence line in what is dropped between head and tail
     first = True
     bom = None
     while True:
@@ -234,6 +243,9 @@ def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
             j = combined.rfind("\n", 0, cut)
             if j >= 0:
                 nl_before_tail = combined_start + j
+            if middle_plain:
+                dropped = combined[max(0, OVERSIZE_HEAD_CHARS - combined_start):cut]
+                middle_plain = not (dropped and _MARKUP_LINE.search(dropped))
             combined = combined[cut:]
         tail = combined
         if final:
@@ -250,10 +262,22 @@ def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
         tail_column=tail_column,
         size_bytes=total_bytes,
         total_chars=total_chars,
-        detail=f"oversized ({total_bytes:,} bytes); read as a {OVERSIZE_HEAD_CHARS:,}-character head and a "
-        f"{OVERSIZE_TAIL_CHARS:,}-character tail",
+        detail=_oversized_detail(total_bytes, max_bytes, total_chars),
         bom=bom,
+        middle_plain=middle_plain,
     )
+
+
+def _oversized_detail(size: int, max_bytes: int, total_chars: int) -> str:
+    """What was kept of a streamed file above ``max_bytes`` bytes (``total_chars`` characters in all)."""
+    what = f"oversized ({size:,} bytes, over the {max_bytes:,}-byte limit)"
+    if total_chars <= OVERSIZE_HEAD_CHARS:
+        return f"{what}; read whole (its {total_chars:,} characters fit the {OVERSIZE_HEAD_CHARS:,}-character head)"
+    if total_chars <= OVERSIZE_HEAD_CHARS + OVERSIZE_TAIL_CHARS:
+        return (f"{what}; read whole (its {total_chars:,} characters are covered by the {OVERSIZE_HEAD_CHARS:,}-"
+                f"character head and the {OVERSIZE_TAIL_CHARS:,}-character tail)")
+    return (f"{what}; kept a {OVERSIZE_HEAD_CHARS:,}-character head and a {OVERSIZE_TAIL_CHARS:,}-character tail "
+            f"of its {total_chars:,} characters")
 
 
 def _read_head_tail(fh, size: int) -> ReadResult:

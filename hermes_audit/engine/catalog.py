@@ -15,7 +15,6 @@ YAML is read with ``yaml.safe_load`` only.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,7 +62,7 @@ class LazyPattern:
         self.pattern = pattern
         self.flags = flags
         self._compiled = compiled
-        #: the ``regex`` op-codes (:mod:`hermes_audit.engine.regex_code`), when known
+        #: the op-codes (:mod:`hermes_audit.engine.regex_code`, a ``regex`` or ``re`` record), when known
         self.code = code
 
     def get(self) -> Any:
@@ -71,9 +70,9 @@ class LazyPattern:
         c = self._compiled
         if c is None:
             if self.code is not None:
-                from hermes_audit.engine.regex_code import from_code
+                from hermes_audit.engine import regex_code
 
-                c = from_code(self.code)
+                c = (regex_code.from_code if self.module == "regex" else regex_code.re_from_code)(self.code)
             if c is None:
                 c = (regex if self.module == "regex" else re).compile(self.pattern, self.flags)
             self._compiled = c
@@ -301,10 +300,7 @@ def _examples(path: Path, rid: str, d: dict) -> tuple[list[str], list[str]]:
     return m, n
 
 
-def _compile_audit(path: Path, rid: str, pat: str, flags: int, eager: bool = True,
-                   codes: Optional[dict] = None) -> Any:
-    if not eager:
-        return LazyPattern("regex", pat, flags, code=(codes or {}).get(f"{int(flags)}\x00{pat}"))
+def _compile_audit(path: Path, rid: str, pat: str, flags: int) -> Any:
     from hermes_audit.engine.regex_code import compile_and_capture
 
     try:
@@ -315,9 +311,13 @@ def _compile_audit(path: Path, rid: str, pat: str, flags: int, eager: bool = Tru
 
 
 _FLAG_NAMES = {"ignorecase": regex.IGNORECASE, "multiline": regex.MULTILINE, "dotall": regex.DOTALL}
+#: Flags a detector compiles its ``params.pattern``/``params.exclude`` with (``hermes_audit.engine.comments``);
+#: their op-codes are cached with the catalog under these flags (a mismatch only costs a normal compile).
+_PARAM_PATTERN_FLAGS = regex.IGNORECASE | regex.DOTALL
+_PARAM_PATTERN_KEYS = ("pattern", "exclude")
 
 
-def _load_parity(path: Path, data: Any = None, eager: bool = True) -> ParityCatalog:
+def _load_parity(path: Path, data: Any = None) -> ParityCatalog:
     if data is None:
         data = _load_yaml(path)
     if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
@@ -357,7 +357,7 @@ def _load_parity(path: Path, data: Any = None, eager: bool = True) -> ParityCata
         compiled = {}
         for v, p in vp.items():
             try:
-                compiled[v] = LazyPattern("re", p, re.IGNORECASE, re.compile(p, re.IGNORECASE) if eager else None)
+                compiled[v] = LazyPattern("re", p, re.IGNORECASE, re.compile(p, re.IGNORECASE))
             except re.error as exc:
                 raise _err(path, rid, f"pattern for {v} does not compile: {exc}") from None
         title = _req_str(path, rid, raw, "title")
@@ -391,7 +391,7 @@ def _check_ids(path: Path, rid: str, raw: dict) -> None:
         raise _err(path, rid, "'name' must be kebab-case")
 
 
-def _load_audit_file(path: Path, data: Any = None, eager: bool = True, codes: Optional[dict] = None) -> list[Rule]:
+def _load_audit_file(path: Path, data: Any = None) -> list[Rule]:
     if data is None:
         data = _load_yaml(path)
     if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
@@ -452,7 +452,7 @@ def _load_audit_file(path: Path, data: Any = None, eager: bool = True, codes: Op
             help=_req_str(path, rid, raw, "help"), kinds=frozenset(kinds), source=path.name,
             fix=str(raw.get("fix", "") or ""), references=_str_list(path, rid, raw, "references"),
             examples_match=m, examples_no_match=n, patterns=pats,
-            compiled=[_compile_audit(path, rid, p, flags, eager, codes) for p in pats], view=view,
+            compiled=[_compile_audit(path, rid, p, flags) for p in pats], view=view,
             detector=detector, params=params, demote_in_examples=bool(raw.get("demote_in_examples", True)),
         )
         out.append(rule)
@@ -462,7 +462,12 @@ def _load_audit_file(path: Path, data: Any = None, eager: bool = True, codes: Op
 _CACHE: dict[str, Catalog] = {}
 
 #: Shape of the on-disk catalog cache; part of its key.
-_CACHE_FORMAT = 2
+_CACHE_FORMAT = 3
+#: Fields of :class:`Rule` stored in the cache as they are (``severity``/``confidence`` by name; the compiled
+#: patterns are rebuilt lazily from ``patterns``/``version_patterns``).
+_RULE_FIELDS = ("code", "name", "family", "title", "message", "help", "kinds", "source", "fix", "references",
+                "examples_match", "examples_no_match", "patterns", "view", "detector", "params",
+                "demote_in_examples", "hermes_id", "scope", "version_patterns")
 
 
 def _cache_key(raw: dict[str, bytes]) -> str:
@@ -473,7 +478,7 @@ def _cache_key(raw: dict[str, bytes]) -> str:
 
     here = Path(__file__).resolve().parent
     code = []
-    for src in ("catalog.py", "prefilter.py", "regex_code.py"):
+    for src in ("catalog.py", "prefilter.py", "regex_code.py", "../hermes/threats.py"):
         try:
             code.append((here / src).read_bytes())
         except OSError:
@@ -500,23 +505,111 @@ def _yaml_version() -> str:
     return "?"
 
 
-def _write_cache(key: str, parsed: dict, cat: "Catalog") -> None:
-    """Store the validated catalog data (silently skipped when JSON would not round-trip it exactly)."""
-    from hermes_audit import datacache
+def _rule_record(r: Rule) -> tuple:
+    """A validated rule as plain data (:data:`_RULE_FIELDS`, severity, confidence, pattern flags)."""
+    return (tuple(getattr(r, f) for f in _RULE_FIELDS), r.severity.name, r.confidence.name,
+            [int(c.flags) for c in r.compiled])
 
-    try:
-        if json.loads(json.dumps(parsed)) != parsed:  # e.g. YAML dates or integer keys: do not cache
-            return
-    except (ValueError, TypeError, RecursionError):
-        return
+
+def _rule_from_record(rec: Any, codes: dict) -> Rule:
+    """The :class:`Rule` of :func:`_rule_record` (its patterns compiled on first use)."""
+    values, sev, conf, flags = rec
+    r = Rule(**dict(zip(_RULE_FIELDS, values)), severity=Severity[sev], confidence=Confidence[conf])
+    r.compiled = [LazyPattern("regex", p, fl, code=codes.get(f"{fl}\x00{p}")) for p, fl in zip(r.patterns, flags)]
+    return r
+
+
+def _parity_from_record(rec: Any, codes: dict, re_codes: dict) -> ParityCatalog:
+    versions_rec, rule_recs, inv_rec = rec
+    versions = {v: VersionScanConfig(n, frozenset(chars)) for v, (n, chars) in versions_rec.items()}
+    rules = []
+    flags = int(re.IGNORECASE)
+    for rr in rule_recs:
+        r = _rule_from_record(rr, codes)
+        r.version_compiled = {v: LazyPattern("re", p, re.IGNORECASE, code=re_codes.get(f"{flags}\x00{p}"))
+                              for v, p in r.version_patterns.items()}
+        rules.append(r)
+    return ParityCatalog(rules, versions, _rule_from_record(inv_rec, codes))
+
+
+def _write_cache(key: str, cat: "Catalog") -> None:
+    """Store the validated catalog as plain data (:mod:`hermes_audit.datacache`; silently skipped when a
+    rule holds a value :mod:`marshal` cannot write, e.g. a YAML date in detector parameters)."""
+    from hermes_audit import datacache
     from hermes_audit.engine.prefilter import export_analysis
+    from hermes_audit.engine.regex_code import compile_and_capture, re_compile_and_capture
 
     pats = [(p, int(re.IGNORECASE)) for r in cat.parity.rules for p in r.version_patterns.values()]
     pats += [(c.pattern, int(c.flags)) for r in cat.rules for c in r.compiled]
     codes = {f"{int(c.flags)}\x00{c.pattern}": c.code for r in cat.rules for c in r.compiled
              if isinstance(c, LazyPattern) and c.code is not None}
-    datacache.write("catalog", key, {"format": _CACHE_FORMAT, "files": parsed,
-                                     "prefilters": export_analysis(pats), "regex_code": codes})
+    for r in cat.rules:  # detector parameters that are patterns (issue 8: see regex_code.compile_known)
+        for k in _PARAM_PATTERN_KEYS if r.detector and isinstance(r.params, dict) else ():
+            if isinstance(r.params.get(k), str):
+                try:
+                    _compiled, code = compile_and_capture(r.params[k], _PARAM_PATTERN_FLAGS)
+                except regex.error:
+                    continue
+                if code is not None:
+                    codes[f"{int(_PARAM_PATTERN_FLAGS)}\x00{r.params[k]}"] = code
+    from hermes_audit.engine.regex_code import builtin_codes
+
+    try:  # the engine's own constant patterns too (issue 8: start-up time; see regex_code.compile_builtin)
+        codes.update(builtin_codes())
+    except Exception:  # only costs time: those patterns are compiled the ordinary way
+        pass
+    # Hermes' patterns (compiled with ``re``) and the tails hermes.threats checks before them
+    from hermes_audit.hermes.threats import tail_pattern
+
+    re_codes: dict = {}
+    tails: dict = {}
+    for r in cat.parity.rules:
+        for p in r.version_patterns.values():
+            compiled, rec = re_compile_and_capture(p, re.IGNORECASE)
+            if rec is not None:
+                re_codes[f"{int(re.IGNORECASE)}\x00{p}"] = rec
+            tail = tail_pattern(p, compiled.flags)
+            tails[f"{int(compiled.flags)}\x00{p}"] = (
+                None if tail is None else (tail.pattern, re_compile_and_capture(tail.pattern, compiled.flags)[1]))
+    par = cat.parity
+    parity_rec = ({v: (c.max_scan_chars, tuple(sorted(c.invisible_chars))) for v, c in par.versions.items()},
+                  [_rule_record(r) for r in par.rules], _rule_record(par.invisible_rule))
+    from hermes_audit.engine.regex_code import packed
+
+    try:  # each op-code record as one byte string, loaded when its pattern is first used
+        codes = {k: packed(v) for k, v in codes.items()}
+        re_codes = {k: packed(v) for k, v in re_codes.items()}
+        tails = {k: None if v is None else (v[0], None if v[1] is None else packed(v[1])) for k, v in tails.items()}
+    except ValueError:
+        return
+    datacache.write("catalog", key, {"format": _CACHE_FORMAT, "files": list(cat.files), "parity": parity_rec,
+                                     "rules": [_rule_record(r) for r in cat.rules],
+                                     "prefilters": export_analysis(pats), "regex_code": codes,
+                                     "re_code": re_codes, "tails": tails})
+
+
+def _from_cache(cached: Any) -> Optional["Catalog"]:
+    """The catalog of a cache entry written by :func:`_write_cache`, or ``None`` (a malformed entry: a miss).
+
+    The entry holds rules that validated when it was written; its key covers the rule files' bytes and the
+    validating code, so they are not validated again."""
+    try:
+        codes = cached["regex_code"]
+        parity = _parity_from_record(cached["parity"], codes, cached["re_code"])
+        rules = [_rule_from_record(rec, codes) for rec in cached["rules"]]
+        cat = Catalog(rules, parity, list(cached["files"]))
+        prefilters, tails = cached["prefilters"], cached["tails"]
+        if not (isinstance(codes, dict) and isinstance(prefilters, dict) and isinstance(tails, dict)):
+            return None
+    except Exception:  # any surprise in the entry: load from YAML instead
+        return None
+    from hermes_audit.engine.prefilter import preload_analysis
+    from hermes_audit.engine.regex_code import remember, remember_tails
+
+    preload_analysis(prefilters)
+    remember(codes)
+    remember_tails(tails)
+    return cat
 
 
 def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
@@ -525,12 +618,16 @@ def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
     Raises :class:`CatalogError` on the first problem (file and rule named),
     including duplicate codes or names across files.
 
-    Issue 8 (start-up time): a catalog that validated once is cached as JSON
-    (:mod:`hermes_audit.datacache`), keyed by a digest of the rule files' bytes
-    and of the validating code (:func:`_cache_key`); with a cache hit the YAML
-    is not parsed, the patterns' keyword prefilters are not derived again, and
-    each pattern is built from its recorded op-codes the first time a text
-    passes its prefilter (:class:`LazyPattern`). All other validation runs either way.
+    Issue 8 (start-up time): a catalog that validated once is cached as plain
+    data (:mod:`hermes_audit.datacache`, :mod:`marshal`), keyed by a SHA-256
+    digest of the rule files' bytes, of the validating code and of the Python,
+    ``regex`` and PyYAML versions (:func:`_cache_key`). With a cache hit the
+    YAML is not parsed and, since the same bytes validated with the same code
+    when the entry was written, the rules are not validated again; the
+    patterns' keyword prefilters are not derived again, and each pattern
+    (``regex`` for audit rules, ``re`` for Hermes' own) is built from its
+    recorded op-codes the first time a text passes its prefilter
+    (:class:`LazyPattern`). An entry that does not load is a miss.
     """
     d = (rules_dir or default_rules_dir()).resolve()
     key = str(d)
@@ -557,34 +654,27 @@ def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
 
     digest = _cache_key(raw)
     cached = datacache.read("catalog", digest)
-    if not (isinstance(cached, dict) and isinstance(cached.get("files"), dict) and set(cached["files"]) == set(raw)):
-        cached = None
-    parsed: Optional[dict] = cached["files"] if cached is not None else None
-    codes = cached.get("regex_code") if cached is not None and isinstance(cached.get("regex_code"), dict) else None
-    eager = parsed is None
-    if parsed is None:
+    cat = None
+    if isinstance(cached, dict) and cached.get("format") == _CACHE_FORMAT and isinstance(cached.get("files"), list) \
+            and set(cached["files"]) == set(raw):
+        cat = _from_cache(cached)
+    if cat is None:
         parsed = {name: _load_yaml(d / name, data) for name, data in raw.items()}
-    parity = _load_parity(parity_path, parsed[parity_path.name], eager)
-    rules: list[Rule] = []
-    files = [parity_path.name]
-    for name in sorted(parsed):
-        if name == parity_path.name:
-            continue
-        rules.extend(_load_audit_file(d / name, parsed[name], eager, codes))
-        files.append(name)
-    seen: dict[str, str] = {}
-    for r in [*parity.rules, parity.invisible_rule, *rules]:
-        for k in (r.code, r.name):
-            if k in seen:
-                raise CatalogError(f"invalid rule file {r.source}, rule {r.code}: '{k}' is already used in {seen[k]}")
-            seen[k] = r.source
-    cat = Catalog(rules, parity, files)
-    if cached is not None:
-        from hermes_audit.engine.prefilter import preload_analysis
-
-        if isinstance(cached.get("prefilters"), dict):
-            preload_analysis(cached["prefilters"])
-    else:
-        _write_cache(digest, parsed, cat)
+        parity = _load_parity(parity_path, parsed[parity_path.name])
+        rules: list[Rule] = []
+        files = [parity_path.name]
+        for name in sorted(parsed):
+            if name == parity_path.name:
+                continue
+            rules.extend(_load_audit_file(d / name, parsed[name]))
+            files.append(name)
+        seen: dict[str, str] = {}
+        for r in [*parity.rules, parity.invisible_rule, *rules]:
+            for k in (r.code, r.name):
+                if k in seen:
+                    raise CatalogError(f"invalid rule file {r.source}, rule {r.code}: '{k}' is already used in {seen[k]}")
+                seen[k] = r.source
+        cat = Catalog(rules, parity, files)
+        _write_cache(digest, cat)
     _CACHE[key] = cat
     return cat

@@ -31,7 +31,9 @@ MAX_COMMENT_CHARS = 4000
 
 @functools.lru_cache(maxsize=64)
 def _compile(pattern: str) -> "regex.Pattern[str]":
-    return regex.compile(pattern, regex.IGNORECASE | regex.DOTALL)
+    from hermes_audit.engine.regex_code import compile_known  # op-codes cached with the catalog (issue 8)
+
+    return compile_known(pattern, regex.IGNORECASE | regex.DOTALL)
 
 
 def comments(text: str) -> Iterator[tuple[int, int, int, int]]:

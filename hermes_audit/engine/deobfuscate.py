@@ -34,14 +34,14 @@ Sizes are in characters (code points). The functions never raise on any
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from pathlib import Path
 from typing import Optional
 
-import regex
-
 from hermes_audit.engine import unicode_chars as uc
 from hermes_audit.engine.normalize import MappedText, compose, filter_map, nfkc
+from hermes_audit.engine.regex_code import compile_builtin  # issue 8: op-codes from the catalog cache
 
 #: The vendored UTS #39 data file.
 CONFUSABLES_PATH = Path(__file__).resolve().parent.parent / "data" / "confusables.txt"
@@ -53,14 +53,14 @@ _ARABIC_DECORATION = frozenset(
 _HEBREW_POINTS = frozenset(chr(c) for c in range(0x0591, 0x05C8) if unicodedata.category(chr(c)) == "Mn")
 
 #: Anything step 1 might change; a text without any of these skips step 1 entirely.
-_STEP1_TRIGGER = regex.compile(
+_STEP1_TRIGGER = compile_builtin(
     r"[\p{Cf}\u034f\u115f\u1160\u17b4\u17b5\u180e\u2800\u3164\uffa0\ufe00-\ufe0f\U000e0000-\U000e01ef"
     r"\u0300-\u036f\u0591-\u05c7\u0640\u064b-\u065f\u0670\u06d6-\u06ed]"
 )
-_NON_ASCII = regex.compile(r"[^\x00-\x7f]")
-_BLANK_LETTER = regex.compile("[" + "".join(sorted(uc.BLANK_LETTERS)) + "]")
-_WORD = regex.compile(r"[\p{L}\p{M}\p{Nd}]+")
-_LETTER_SPACED = regex.compile(r"(?<![\p{L}\p{Nd}])\p{L}(?P<sep>[ .\-_*\u00b7\u2022|/+~])\p{L}(?:(?P=sep)\p{L}){1,200}(?![\p{L}\p{Nd}])")
+_NON_ASCII = compile_builtin(r"[^\x00-\x7f]")
+_BLANK_LETTER = compile_builtin("[" + "".join(sorted(uc.BLANK_LETTERS)) + "]")
+_WORD = compile_builtin(r"[\p{L}\p{M}\p{Nd}]+")
+_LETTER_SPACED = compile_builtin(r"(?<![\p{L}\p{Nd}])\p{L}(?P<sep>[ .\-_*\u00b7\u2022|/+~])\p{L}(?:(?P=sep)\p{L}){1,200}(?![\p{L}\p{Nd}])")
 
 
 def dropped(ch: str) -> bool:
@@ -85,7 +85,8 @@ def _blank_to_space(ch: str) -> Optional[str]:
 
 def strip_invisible(text: str) -> MappedText:
     """Step 1 alone: invisible and decorating characters removed, blank letters turned into spaces."""
-    if not _STEP1_TRIGGER.search(text) and not _BLANK_LETTER.search(text):
+    # every character step 1 changes is outside ASCII (issue 8: str.isascii needs no scan of the text)
+    if text.isascii() or (not _STEP1_TRIGGER.search(text) and not _BLANK_LETTER.search(text)):
         return MappedText(text, text)
     return filter_map(text, lambda c: not dropped(c), _blank_to_space)
 
@@ -163,7 +164,7 @@ def fold_confusables(text: str) -> MappedText:
     if not _NON_ASCII.search(text):
         return MappedText(text, text)
     protos = confusable_prototypes()
-    if not protos:
+    if not protos or protos.keys().isdisjoint(set(text)):  # issue 8: no look-alike letter at all
         return MappedText(text, text)
     replace_at: dict[int, str] = {}
     line_cache: dict[int, bool] = {}
@@ -198,10 +199,31 @@ def fold_confusables(text: str) -> MappedText:
     return MappedText.from_edits(text, sorted(replace_at.items()))
 
 
+#: Every _LETTER_SPACED match starting at ``p`` has a separator, one character and a separator at ``p + 1``
+#: (stdlib ``re`` finds these several times faster than the look-behind pattern runs over prose).
+_SPACED_LETTER = re.compile(r"[ .\-_*\u00b7\u2022|/+~].[ .\-_*\u00b7\u2022|/+~]")
+
+
+def _letter_spaced_matches(text: str):
+    """``_LETTER_SPACED.finditer(text)``, tried only where a match can start (issue 8: the same matches)."""
+    search = _SPACED_LETTER.search
+    match = _LETTER_SPACED.match
+    end = 0
+    c = search(text, 1)
+    while c is not None:
+        p = c.start() - 1
+        if p >= end:
+            m = match(text, p)
+            if m is not None:
+                yield m
+                end = m.end()
+        c = search(text, max(p + 2, end + 1))
+
+
 def join_letter_spacing(text: str) -> MappedText:
     """Step 4: ``i g n o r e`` / ``i.g.n.o.r.e`` (three or more letters, one repeated separator) joined."""
     drop: set[int] = set()
-    for m in _LETTER_SPACED.finditer(text):
+    for m in _letter_spaced_matches(text):
         sep = m.group("sep")
         for i in range(m.start() + 1, m.end(), 2):
             if text[i] == sep:
@@ -211,11 +233,18 @@ def join_letter_spacing(text: str) -> MappedText:
     return MappedText.from_edits(text, ((i, "") for i in sorted(drop)))
 
 
-def deobfuscate(text: str) -> MappedText:
-    """De-obfuscated view of ``text`` (steps 1-4 of the module docstring) with a map back to ``text``."""
+def deobfuscate(text: str, nfkc_view: Optional[MappedText] = None) -> MappedText:
+    """De-obfuscated view of ``text`` (steps 1-4 of the module docstring) with a map back to ``text``.
+
+    ``nfkc_view``: ``nfkc(text)`` when the caller has it already; it is used (not computed again) when
+    step 1 changes nothing (issue 8).
+    """
     view = strip_invisible(text)
     for step in (nfkc, fold_confusables, join_letter_spacing):
-        nxt = step(view.text)
+        if step is nfkc and nfkc_view is not None and view.is_identity and view.text is text:
+            nxt = nfkc_view
+        else:
+            nxt = step(view.text)
         if not nxt.is_identity or nxt.text != view.text:
             view = compose(view, nxt)
     return view

@@ -65,17 +65,32 @@ def distinct_chars(text: str) -> frozenset:
     return chars
 
 
-def _runs(text: str, pred: Callable[[str], bool]) -> Iterator[tuple[int, int]]:
+def _runs(text: str, pred: Callable[[str], bool], min_len: int = 1,
+          only: Optional[frozenset] = None) -> Iterator[tuple[int, int]]:
     """Maximal runs ``[i, j)`` of characters satisfying ``pred``, left to right.
 
     ``pred`` must depend on the character only. It is asked once per distinct
     character of ``text``; the runs are then found by one character-set search
-    (issue 8: no per-character Python loop).
+    (issue 8: no per-character Python loop). Only runs of at least ``min_len``
+    characters are yielded and, when ``only`` is given, only runs made solely
+    of characters in ``only`` (still maximal for ``pred``): the regular
+    expression skips the others, so a text of many short runs costs no Python
+    work per run.
     """
-    chars = [c for c in distinct_chars(text) if pred(c)]
+    chars = sorted(c for c in distinct_chars(text) if pred(c))
     if not chars:
         return
-    pat = re.compile("[" + "".join(re.escape(c) for c in sorted(chars)) + "]+")
+    cls = "[" + "".join(re.escape(c) for c in chars) + "]"
+    if only is not None:
+        inner = [c for c in chars if c in only]
+        if not inner:
+            return
+        # a maximal run of ``cls`` whose characters are all in ``inner``
+        body = "[" + "".join(re.escape(c) for c in inner) + "]"
+        pat = re.compile(f"(?<!{cls}){body}{{{max(1, min_len)},}}(?!{cls})")
+    else:
+        # a match of ``cls{min_len,}`` starts a maximal run: a longer run started earlier would have matched there
+        pat = re.compile(cls + ("+" if min_len <= 1 else f"{{{min_len},}}"))
     for m in pat.finditer(text):
         yield m.start(), m.end()
 
@@ -110,6 +125,10 @@ def legitimate_reason(text: str, i: int) -> Optional[str]:
     return None
 
 
+#: The only characters :func:`legitimate_reason` can find legitimate (byte-order mark, joiners).
+_MAYBE_LEGITIMATE = frozenset("\ufeff\u200c\u200d")
+
+
 def _zero_width_payload(run: str) -> bool:
     return len(run) >= 8 and set(run) <= uc.ZERO_WIDTH and len(set(run)) >= 2
 
@@ -118,11 +137,12 @@ def detect_invisible(text: str, params: dict) -> Iterator[DetectorHit]:
     """Runs of invisible characters. ``params.mode``: ``suspicious`` (default) or ``legitimate``."""
     want_legit = params.get("mode") == "legitimate"
     pred = lambda c: uc.is_invisible(c) and c not in uc.BIDI_CONTROLS  # noqa: E731
-    for s, e in _runs(text, pred):
+    # legitimate_reason() is None for every other character, so a legitimate run consists of these only
+    only = _MAYBE_LEGITIMATE if want_legit else None
+    for s, e in _runs(text, pred, only=only):
         if _zero_width_payload(text[s:e]):
             continue  # reported by zero-width-encoding
-        reasons = [legitimate_reason(text, i) for i in range(s, e)]
-        legit = all(reasons)
+        legit = all(legitimate_reason(text, i) for i in range(s, e))  # stops at the first illegitimate one
         if legit != want_legit:
             continue
         chars = text[s:e]
@@ -133,7 +153,7 @@ def detect_invisible(text: str, params: dict) -> Iterator[DetectorHit]:
                 "count": len(chars),
                 "codepoints": ", ".join(uc.codepoint(c) for c in distinct),
                 "names": ", ".join(uc.char_name(c) for c in distinct),
-                "reason": reasons[0] or "",
+                "reason": legitimate_reason(text, s) or "",
             },
         )
 
@@ -219,7 +239,7 @@ def _split_any(s: str, seps: list[str]) -> list[str]:
 
 def detect_zero_width_encoding(text: str, params: dict) -> Iterator[DetectorHit]:
     """Long runs of mixed zero-width characters: binary-encoded hidden text."""
-    for s, e in _runs(text, lambda c: c in uc.ZERO_WIDTH):
+    for s, e in _runs(text, lambda c: c in uc.ZERO_WIDTH, min_len=8):  # shorter runs are no payload
         run = text[s:e]
         if not _zero_width_payload(run):
             continue

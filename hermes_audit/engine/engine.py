@@ -13,17 +13,19 @@ and the run is reported as incomplete.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from hermes_audit.documents.document import Document
 from hermes_audit.engine import unicode_chars as uc
 from hermes_audit.engine.catalog import Rule
 from hermes_audit.engine.detectors import DETECTORS, DetectorHit, shown_decoded
-from hermes_audit.engine.markdown import DESCRIBES_SEVERITY_CAP, ExampleSpans
 from hermes_audit.engine.normalize import MappedText, nfkc
 from hermes_audit.engine.overlap import merge_overlapping
 from hermes_audit.engine.redact import redact
 from hermes_audit.findings import Confidence, Finding, Severity, Span
+
+if TYPE_CHECKING:  # issue 8: imported on the first hit (start-up time of a clean scan)
+    from hermes_audit.engine.markdown import ExampleSpans
 
 #: Seconds one regular expression may run on one document before it is abandoned.
 REGEX_TIMEOUT = 5.0
@@ -65,6 +67,7 @@ class Views:
         self.raw_text = text
         self._cache: dict[str, MappedText] = {}
         self._indexes: dict = {}  # view text -> keyword index (issue 8)
+        self._index_by_name: dict = {}  # view name -> the same indexes
 
     def get(self, name: str) -> MappedText:
         v = self._cache.get(name)
@@ -77,23 +80,38 @@ class Views:
         elif name == "deobfuscated":
             from hermes_audit.engine.deobfuscate import deobfuscate
 
-            v = deobfuscate(self.raw_text)
+            v = deobfuscate(self.raw_text, self._cache.get("nfkc"))
         else:
             raise ValueError(f"unknown view {name!r}")
         self._cache[name] = v
         return v
 
+    def index(self, name: str):
+        """The keyword index (:class:`~hermes_audit.engine.prefilter.LiteralIndex`) of view ``name``'s text;
+        views with the same text share one."""
+        idx = self._index_by_name.get(name)  # issue 8: one dict look-up per rule once built
+        if idx is None:
+            text = self.get(name).text
+            idx = self._indexes.get(text)
+            if idx is None:
+                from hermes_audit.engine.prefilter import LiteralIndex
+
+                idx = self._indexes[text] = LiteralIndex(text)
+            self._index_by_name[name] = idx
+        return idx
+
+    def may_match(self, name: str, prefilter) -> bool:
+        """False when view ``name`` lacks a keyword every match of a pattern with ``prefilter`` needs (issue 8:
+        the rule is skipped before any per-pattern work); ``None`` prefilter: True."""
+        return prefilter is None or self.index(name).passes(prefilter)
+
     def matches(self, name: str, pattern, timeout: Optional[float] = None):
         """``pattern.finditer`` over view ``name``, skipped when a required keyword is absent and tried only
         where a leading keyword starts (issue 8, :func:`hermes_audit.engine.prefilter.iter_matches`: the same
         matches). Views with the same text share one keyword index."""
-        from hermes_audit.engine.prefilter import LiteralIndex, iter_matches
+        from hermes_audit.engine.prefilter import iter_matches
 
-        text = self.get(name).text
-        idx = self._indexes.get(text)
-        if idx is None:
-            idx = self._indexes[text] = LiteralIndex(text)
-        return iter_matches(pattern, text, idx, timeout)
+        return iter_matches(pattern, self.get(name).text, self.index(name), timeout)
 
 
 def make_finding(
@@ -151,6 +169,31 @@ class Engine:
         self.rules = [r for r in rules if not r.is_parity]
         self.regex_timeout = regex_timeout
         self._decoded_rules = [r for r in self.rules if r.patterns and r.view in ("deobfuscated", "nfkc", "raw")]
+        self._prefilters: dict[str, list] = {}  # rule code -> prefilter of each pattern (issue 8)
+        self._by_kind: dict = {}  # document kind -> the rules that apply to it
+
+    def _rule_prefilters(self, rule: Rule) -> list:
+        """``(prefilter, prefilter for an ASCII text)`` of each pattern of ``rule`` (``None``: always run)."""
+        got = self._prefilters.get(rule.code)
+        if got is None:
+            from hermes_audit.engine.prefilter import Prefilter, prefilter_for
+
+            got = []
+            for p in rule.compiled:
+                pf = ascii_pf = prefilter_for(p)
+                if pf is not None:
+                    clauses = pf.clauses
+                    if any(len(a) > len(b) for a, b in zip(clauses, clauses[1:])):
+                        # fewest alternatives first: a missing keyword is found with fewer look-ups
+                        pf = ascii_pf = Prefilter(tuple(sorted(clauses, key=len)))
+                    if not all(w.isascii() for c in clauses for w in c):
+                        # an ASCII text holds no non-ASCII keyword (folding keeps ASCII ASCII): an empty clause
+                        # fails at once, so a rule written for another script costs nothing on ASCII text
+                        ascii_pf = Prefilter(tuple(sorted((frozenset(w for w in c if w.isascii()) for c in clauses),
+                                                          key=len)))
+                got.append((pf, ascii_pf))
+            self._prefilters[rule.code] = got
+        return got
 
     def run(self, doc: Document) -> EngineResult:
         """All audit findings for ``doc`` (none when it could not be read)."""
@@ -162,9 +205,10 @@ class Engine:
         examples: Optional[ExampleSpans] = None
         seen: set[tuple[str, int, int]] = set()
         capped: dict[str, int] = {}  # rule code -> findings kept, then also those only counted
-        for rule in self.rules:
-            if not rule.applies_to(doc.kind):
-                continue
+        applicable = self._by_kind.get(doc.kind)
+        if applicable is None:  # issue 8: decided once per document kind
+            applicable = self._by_kind[doc.kind] = [r for r in self.rules if r.applies_to(doc.kind)]
+        for rule in applicable:
             try:
                 if rule.detector:
                     # detectors also get the document kind (memory-store checks depend on it)
@@ -181,7 +225,9 @@ class Engine:
                         sev, conf, note = h.severity, None, ""
                         if h.describable and rule.demote_in_examples:
                             if examples is None:
-                                examples = ExampleSpans(text)
+                                from hermes_audit.engine.markdown import DESCRIBES_SEVERITY_CAP, ExampleSpans
+
+                                examples = ExampleSpans(text)  # issue 8: markdown is imported on the first hit
                             why = examples.describes(h.start, h.end)
                             if why:  # describes rather than performs: lower confidence, capped severity
                                 conf = _demote(rule.confidence)
@@ -194,7 +240,10 @@ class Engine:
                             self._scan_decoded(doc, rule, h, result)
                     continue
                 view = views.get(rule.view)
-                for pat in rule.compiled:
+                ascii_text = view.text.isascii()
+                for pat, (pf, ascii_pf) in zip(rule.compiled, self._rule_prefilters(rule)):
+                    if not views.may_match(rule.view, ascii_pf if ascii_text else pf):
+                        continue
                     for m in views.matches(rule.view, pat, self.regex_timeout):
                         if capped.get(rule.code, 0) >= MAX_FINDINGS_PER_RULE:
                             capped[rule.code] += 1  # counted, not kept (issue 8: bounded memory)
@@ -210,7 +259,9 @@ class Engine:
                         note = ""
                         if rule.demote_in_examples:
                             if examples is None:
-                                examples = ExampleSpans(text)
+                                from hermes_audit.engine.markdown import DESCRIBES_SEVERITY_CAP, ExampleSpans
+
+                                examples = ExampleSpans(text)  # issue 8: markdown is imported on the first hit
                             why = examples.describes(s, e)
                             if why:  # describes rather than performs: lower confidence, capped severity, never silence
                                 conf = _demote(conf)

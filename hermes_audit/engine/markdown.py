@@ -187,7 +187,9 @@ class ExampleSpans:
 
     def __init__(self, text: str) -> None:
         self._text = text
-        spans: list[tuple[int, int, str]] = []
+        # issue 8: the regions are found here; the checks that drop one (a fence or inline span the text
+        # tells the agent to run, a shell quote) run only when a query lands in some candidate region
+        self._fences: list[tuple[int, int, int]] = []  # (open start, close start or -1, end)
         open_fence: Optional[str] = None
         open_start = 0
         for m in _FENCE.finditer(text):
@@ -196,27 +198,31 @@ class ExampleSpans:
                 open_fence = marker
                 open_start = m.start()
             elif marker[0] == open_fence[0] and len(marker) >= len(open_fence):
-                if not _introduced_as_instruction(text, open_start) and not _shell_block_performs(
-                    text, open_start, m.start()
-                ):
-                    spans.append((open_start, m.end(), "inside a fenced code block"))
+                self._fences.append((open_start, m.start(), m.end()))
                 open_fence = None
-        if open_fence is not None and not _introduced_as_instruction(text, open_start):
-            spans.append((open_start, len(text), "inside a fenced code block"))
+        if open_fence is not None:
+            self._fences.append((open_start, -1, len(text)))
+        self._inline: list[tuple[int, int]] = []
         for m in _INLINE.finditer(text):
             at_line_start = m.start() == 0 or text[m.start() - 1] == "\n"
             if len(m.group(1)) >= 3 and at_line_start:
                 continue  # a fence, handled above (a fence the text tells the agent to run is not an example)
-            if _inline_performs(text, m.start(), m.end()):
-                continue  # the span is the command the line tells the agent to run
-            spans.append((m.start(), m.end(), "inside inline code"))
-        for m in _QUOTE_LINE.finditer(text):
-            spans.append((m.start(), m.end(), "inside a block quote"))
+            self._inline.append((m.start(), m.end()))
+        self._fixed: list[tuple[int, int, str]] = [(m.start(), m.end(), "inside a block quote")
+                                                   for m in _QUOTE_LINE.finditer(text)]
+        self._quoted: list[tuple[int, int, Optional[str]]] = []  # (start, end, body of a "..." quote else None)
         for (opening, _), pat in zip(_QUOTE_PAIRS, _QUOTED):
             for m in pat.finditer(text):
-                if opening == "\"" and _shell_quote(text, m.start(), m.group(1)):
-                    continue  # a shell quote inside a command, not a quoted example
-                spans.append((m.start(), m.end(), "inside a quoted example"))
+                self._quoted.append((m.start(), m.end(), m.group(1) if opening == "\"" else None))
+        loose = [(s, e, "") for s, _, e in self._fences] + [(s, e, "") for s, e in self._inline] + self._fixed
+        loose += [(s, e, "") for s, e, _ in self._quoted]
+        self._loose_starts, self._loose = self._merge(loose)
+        self._starts: Optional[list[int]] = None
+        self._spans: list[tuple[int, int, str]] = []
+        self._components: dict[int, tuple[list[int], list[tuple[int, int, str]]]] = {}
+
+    @staticmethod
+    def _merge(spans: list[tuple[int, int, str]]) -> tuple[list[int], list[tuple[int, int, str]]]:
         spans.sort()
         merged: list[tuple[int, int, str]] = []
         for s, e, why in spans:
@@ -225,13 +231,53 @@ class ExampleSpans:
                     merged[-1] = (merged[-1][0], e, merged[-1][2])
             else:
                 merged.append((s, e, why))
-        self._starts = [s for s, _, _ in merged]
-        self._spans = merged
+        return [s for s, _, _ in merged], merged
+
+    def _build(self) -> None:
+        """Every region at once (the reference the per-component regions of :meth:`_at` equal)."""
+        self._starts, self._spans = self._merge(self._checked(0, len(self._text) + 1))
+
+    def _checked(self, lo: int, hi: int) -> list[tuple[int, int, str]]:
+        """The regions (checks applied) among the candidates that start in ``[lo, hi)``."""
+        text = self._text
+        spans: list[tuple[int, int, str]] = []
+        for open_start, close_start, end in self._fences:
+            if not lo <= open_start < hi:
+                continue
+            if close_start >= 0:
+                if not _introduced_as_instruction(text, open_start) and not _shell_block_performs(
+                    text, open_start, close_start
+                ):
+                    spans.append((open_start, end, "inside a fenced code block"))
+            elif not _introduced_as_instruction(text, open_start):
+                spans.append((open_start, end, "inside a fenced code block"))
+        for start, end in self._inline:
+            if not lo <= start < hi or _inline_performs(text, start, end):
+                continue  # the span is the command the line tells the agent to run
+            spans.append((start, end, "inside inline code"))
+        spans.extend(f for f in self._fixed if lo <= f[0] < hi)
+        for start, end, body in self._quoted:
+            if not lo <= start < hi or (body is not None and _shell_quote(text, start, body)):
+                continue  # a shell quote inside a command, not a quoted example
+            spans.append((start, end, "inside a quoted example"))
+        return spans
 
     def _at(self, offset: int) -> Optional[tuple[int, int, str]]:
-        i = bisect.bisect_right(self._starts, offset) - 1
-        if i >= 0 and self._spans[i][0] <= offset < self._spans[i][1]:
-            return self._spans[i]
+        if self._starts is not None:
+            starts, spans = self._starts, self._spans
+        else:
+            # issue 8: the regions are a subset of the candidate regions, and a region that touches a merged
+            # candidate region lies inside it; so only the candidates of the one containing ``offset`` are checked
+            i = bisect.bisect_right(self._loose_starts, offset) - 1
+            if i < 0 or not self._loose[i][0] <= offset < self._loose[i][1]:
+                return None
+            got = self._components.get(i)
+            if got is None:
+                got = self._components[i] = self._merge(self._checked(self._loose[i][0], self._loose[i][1]))
+            starts, spans = got
+        i = bisect.bisect_right(starts, offset) - 1
+        if i >= 0 and spans[i][0] <= offset < spans[i][1]:
+            return spans[i]
         return None
 
     def region(self, start: int, end: int) -> Optional[str]:

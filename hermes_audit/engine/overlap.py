@@ -72,7 +72,6 @@ def merge_overlapping(findings: Iterable[Finding], doc: Document, rules: Iterabl
     for ``n`` findings.
     """
     from hermes_audit.engine.engine import _rule_like, make_finding
-    from hermes_audit.engine.markdown import ExampleSpans
 
     by_rule: dict[str, list[Finding]] = {}
     for f in findings:
@@ -84,6 +83,8 @@ def merge_overlapping(findings: Iterable[Finding], doc: Document, rules: Iterabl
 
     def examples():
         if not spans:
+            from hermes_audit.engine.markdown import ExampleSpans  # issue 8: only when a group is decided again
+
             spans.append(ExampleSpans(doc.text or ""))
         return spans[0]
 

@@ -513,7 +513,7 @@ class LiteralIndex:
     their 4-grams, bounded by the text size.
     """
 
-    __slots__ = ("folded", "_memo", "_ascii", "_chars", "_grams", "_blob", "_long")
+    __slots__ = ("folded", "_memo", "_ascii", "_chars", "_grams", "_blob", "_long", "_tokens")
 
     def __init__(self, text: str, folded: Optional[str] = None) -> None:
         self.folded = fold(text) if folded is None else folded
@@ -523,23 +523,27 @@ class LiteralIndex:
         self._grams: Optional[set] = None
         self._blob = ""
         self._long = ""
+        self._tokens: frozenset = frozenset()
 
     def _build(self) -> None:
         tokens = set(self.folded.split())
-        grams: set = set()
-        longs = []
-        short = []
-        for t in tokens:
-            n = len(t)
-            if n > MAX_INDEXED_TOKEN:
-                longs.append(t)
-                continue
-            short.append(t)
-            if n >= 4:
-                grams.update([t[i:i + 4] for i in range(n - 3)])
-        self._grams = grams
-        self._blob = "\n".join(short)
+        longs = [t for t in tokens if len(t) > MAX_INDEXED_TOKEN]
+        if longs:
+            tokens.difference_update(longs)
+        blob = self._blob = "\n".join(tokens)
+        # 4-grams of the joined tokens: those spanning a "\n" hold whitespace, which no looked-up 4-gram does
+        # (``zip`` of four shifted copies builds the same set as slicing at every position, 20% faster: issue 8)
+        self._grams = set(map("".join, zip(blob, blob[1:], blob[2:], blob[3:])))
+        self._tokens = frozenset(tokens)
         self._long = "\n".join(longs)
+
+    def prepare(self) -> None:
+        """Build now the parts shared by every look-up (character set, tokens, 4-grams), which
+        :meth:`has` otherwise builds on first need; the benchmark suite times them apart from the rules."""
+        if not self._ascii and self._chars is None:
+            self._chars = frozenset(self.folded)
+        if len(self.folded) > DIRECT_SEARCH_CHARS and self._grams is None:
+            self._build()
 
     def has(self, s: str) -> bool:
         """True when ``s`` (already folded) occurs in the folded text."""
@@ -550,7 +554,7 @@ class LiteralIndex:
 
     def _compute(self, s: str) -> bool:
         f = self.folded
-        is_ascii, has_space, grams = _literal_info(s)
+        is_ascii, has_space, grams = _LITERAL_INFO.get(s) or _literal_info(s)
         if not is_ascii:
             if self._ascii:
                 return False
@@ -562,12 +566,15 @@ class LiteralIndex:
             return s in f
         if self._grams is None:
             self._build()
-        if self._long and s in self._long:
+        if s in self._tokens or (self._long and s in self._long):
             return True
-        gs = self._grams
-        for g in grams:
-            if g not in gs:  # type: ignore[operator]
-                return False
+        n = len(s)
+        if n < 4:
+            # issue 8: s has no whitespace, so it occurs iff it occurs inside a token (indexed or long, the latter
+            # checked above); one search of the joined tokens is cheaper than a set of character pairs built for it
+            return s in self._blob
+        if not self._grams.issuperset(grams):  # type: ignore[union-attr]
+            return False
         return s in self._blob
 
     def passes(self, pf: Optional[Prefilter]) -> bool:
@@ -682,6 +689,63 @@ def preload_analysis(table: dict) -> None:
             continue
 
 
+#: ``(pattern, flags)`` -> the pattern's every match starts at a word boundary (``\b`` first; see below).
+_BOUNDARY_FIRST: dict[tuple[str, int], bool] = {}
+#: Characters that are word characters for ``\b`` in every mode this module analyses (Unicode ``re``/``regex``).
+_ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+#: Flag bits under which ``\b`` is not the Unicode word boundary: ``re``/``regex`` ASCII, LOCALE, ``regex`` WORD.
+_OTHER_BOUNDARY_FLAGS = 0x100 | 0x80 | 0x4 | 0x800
+#: Anchor positions above which the word-boundary test is worth parsing the pattern for.
+BOUNDARY_MIN_POSITIONS = 16
+
+
+def _first_is_boundary(items) -> bool:
+    if not items:
+        return False
+    op, av = items[0]
+    if op is _c.AT:
+        return av is _c.AT_BOUNDARY
+    if op is _c.SUBPATTERN:
+        if av[1] or av[2]:  # inline flags ((?a:...)) may change what \b means
+            return False
+        return _first_is_boundary(list(av[-1]))
+    if op is _c.BRANCH:
+        return all(_first_is_boundary(list(b)) for b in av[1])
+    return False
+
+
+def starts_at_boundary(pattern: str, flags: int = 0) -> bool:
+    """True when every match of ``pattern`` starts with ``\b`` (also inside groups and every alternative)
+    and ``\b`` is the Unicode word boundary (no ASCII, LOCALE or WORD flag). Cached; never raises."""
+    key = (pattern, int(flags))
+    got = _BOUNDARY_FIRST.get(key)
+    if got is None:
+        got = False
+        if not (int(flags) & (_OTHER_BOUNDARY_FLAGS | _UNANALYSED_FLAGS | re.VERBOSE)) and not _regex_only_syntax(pattern):
+            try:
+                parsed = _parse(pattern, int(flags))
+                got = not parsed.state.flags & (re.VERBOSE | re.ASCII | re.LOCALE) and _first_is_boundary(list(parsed))
+            except Exception:  # unreadable for sre: no shortcut
+                got = False
+        _BOUNDARY_FIRST[key] = got
+    return got
+
+
+#: ASCII characters (the only ones :func:`_may_be_boundary` judges).
+_ASCII_CHARS = frozenset(map(chr, range(128)))
+
+
+def _may_be_boundary(text: str, p: int) -> bool:
+    """False only when ``\\b`` (Unicode ``re``/``regex``) surely fails at position ``p`` of ``text``: both
+    neighbours are ASCII and both are word characters or both are not. ``p`` is ``0 <= p < len(text)``."""
+    if p == 0:
+        return True
+    a, b = text[p - 1], text[p]
+    if a not in _ASCII_CHARS or b not in _ASCII_CHARS:
+        return True
+    return (a in _ASCII_WORD) != (b in _ASCII_WORD)
+
+
 def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, timeout: Optional[float] = None):
     """``compiled.finditer(text)``, skipping texts without the pattern's keywords and trying only where a
     match can start: at a leading keyword, or within the bounded distance before an anchor keyword
@@ -708,6 +772,11 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
         return
     limit = len(text) // density + 4
     span = hi - lo + 1  # candidate starts per keyword occurrence
+    # None: not decided yet. True: a match starts with \b and a keyword whose first character is a word character
+    # (every character that folds to an ASCII word character is one), so a word character just before an
+    # occurrence rules it out. Decided (the pattern parsed once) only when occurrences are many.
+    boundary: Optional[bool] = None if span == 1 and lo == 0 and all(w[:1] in _ASCII_WORD for w in lead) else False
+    window_boundary = span > 1 and starts_at_boundary(compiled.pattern, compiled.flags)
     positions: list[int] = []
     for s in lead:
         if not index.has(s):
@@ -715,9 +784,18 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
         i = folded.find(s)
         while i >= 0:
             if span == 1:
-                positions.append(i - lo)
+                if not (boundary and i and text[i - 1] in _ASCII_WORD):
+                    positions.append(i - lo)
+            elif window_boundary:
+                # every match starts at a word boundary: skip the window positions where two ASCII characters of
+                # the same kind (both word or both not) meet, which cannot be one
+                positions.extend(p for p in range(max(i - hi, 0), max(i - lo + 1, 0)) if _may_be_boundary(text, p))
             else:
                 positions.extend(range(max(i - hi, 0), max(i - lo + 1, 0)))
+            if boundary is None and len(positions) > BOUNDARY_MIN_POSITIONS:
+                boundary = starts_at_boundary(compiled.pattern, compiled.flags)
+                if boundary:
+                    positions = [p for p in positions if p == 0 or text[p - 1] not in _ASCII_WORD]
             if len(positions) > limit:
                 yield from compiled.finditer(text, **kw)
                 return

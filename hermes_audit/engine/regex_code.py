@@ -7,8 +7,23 @@ pattern normally and records those arguments; :func:`from_code` gives them
 back to ``_regex.compile``, which builds the same pattern object without the
 parse (issue 8: start-up time of ``hermes-audit scan``).
 
-The arguments depend on the ``regex`` version (part of every cache key that
-stores them, see :mod:`hermes_audit.datacache`). Any surprise (another
+The op-code list is recorded as one byte string of little-endian 32-bit
+words (``["u32le", b"..."]``; records written by older versions hold it as
+base64 text, still read): loading one byte string is far faster than tens of
+thousands of numbers, and it is decoded only when the pattern is first used
+(issue 8: the catalog cache holds the op-codes of every rule, of the patterns
+in detector parameters, and of the engine's own constant patterns declared
+with :func:`compile_builtin`).
+
+Python's own ``re`` works the same way (``re._compiler.compile`` parses in
+Python, then calls ``_sre.compile``): :func:`re_compile_and_capture` and
+:func:`re_from_code` do for ``re`` what the functions above do for ``regex``.
+The catalog cache keeps the ``re`` op-codes of Hermes' own patterns (which
+Hermes compiles with ``re``) and of the tails of those patterns that
+``hermes_audit.hermes.threats`` checks first (:func:`remember_tails`).
+
+The arguments depend on the ``regex`` and Python versions (part of every cache
+key that stores them, see :mod:`hermes_audit.datacache`). Any surprise (another
 ``regex`` layout, a malformed record) makes both functions give up and the
 caller compiles the ordinary way. ``tests/test_performance_equivalence.py``
 checks that patterns rebuilt from their code behave like freshly compiled ones.
@@ -61,22 +76,228 @@ def _to_json(args: tuple) -> Optional[list]:
         return None  # named lists hold sets; not needed for the catalog
     if not (isinstance(pat, str) and all(isinstance(c, int) for c in code)):
         return None
-    return [pat, int(flags), list(code), {str(k): int(v) for k, v in group_index.items()},
+    return [pat, int(flags), _pack(code), {str(k): int(v) for k, v in group_index.items()},
             [[int(k), str(v)] for k, v in index_group.items()], int(req_offset),
             list(req_chars) if req_chars is not None else None, int(req_flags), int(group_count)]
 
 
+def _pack(code: Any) -> Any:
+    """``["u32le", bytes]`` for a list of op-codes that all fit 32 bits, else the list itself."""
+    import array
+    import sys
+
+    try:
+        words = array.array("I", code)
+    except OverflowError:
+        return list(code)
+    if words.itemsize != 4:  # pragma: no cover - exotic platform
+        return list(code)
+    if sys.byteorder != "little":  # pragma: no cover - big-endian hosts
+        words.byteswap()
+    return ["u32le", words.tobytes()]
+
+
+def _unpack(code: Any) -> list[int]:
+    """The op-code list of a record's code field (as :func:`_pack` wrote it, or a plain list)."""
+    if isinstance(code, list) and len(code) == 2 and code[0] == "u32le" and isinstance(code[1], (bytes, str)):
+        import array
+        import sys
+
+        words = array.array("I")
+        if words.itemsize != 4:  # pragma: no cover - exotic platform
+            raise ValueError("no 32-bit array type")
+        if isinstance(code[1], str):  # base64, as older versions wrote it
+            import binascii
+
+            words.frombytes(binascii.a2b_base64(code[1]))
+        else:
+            words.frombytes(code[1])
+        if sys.byteorder != "little":  # pragma: no cover - big-endian hosts
+            words.byteswap()
+        return words.tolist()
+    return [int(c) for c in code]
+
+
+def packed(record: Any) -> bytes:
+    """``record`` as one :mod:`marshal` byte string: the catalog cache stores records so, and each is
+    loaded only when its pattern is first used (:func:`from_code`, :func:`re_from_code` take either form).
+    Raises ``ValueError`` for a record marshal cannot write."""
+    import marshal
+
+    return marshal.dumps(record, 4)
+
+
+def _record(record: Any) -> Any:
+    if isinstance(record, bytes):
+        import marshal
+
+        return marshal.loads(record)
+    return record
+
+
 def from_code(record: Any) -> Optional[Any]:
-    """The pattern object for a record made by :func:`compile_and_capture`, or ``None`` when it cannot."""
+    """The pattern object for a record made by :func:`compile_and_capture` (or its :func:`packed` form),
+    or ``None`` when it cannot."""
     try:
         import regex
         from regex import _regex  # type: ignore[attr-defined]
 
-        pat, flags, code, group_index, index_group, req_offset, req_chars, req_flags, group_count = record
-        return _regex.compile(pat, regex.RegexFlag(flags), [int(c) for c in code],
+        pat, flags, code, group_index, index_group, req_offset, req_chars, req_flags, group_count = _record(record)
+        return _regex.compile(pat, regex.RegexFlag(flags), _unpack(code),
                               {str(k): int(v) for k, v in group_index.items()},
                               {int(k): str(v) for k, v in index_group}, {}, [], int(req_offset),
                               tuple(int(c) for c in req_chars) if req_chars is not None else None,
                               int(req_flags), int(group_count))
     except Exception:  # any mismatch: compile the ordinary way
         return None
+
+
+#: Records of patterns whose op-codes were stored with the catalog, by ``"<flags>\0<pattern>"``
+#: (:func:`remember`); :func:`compile_known` looks them up.
+_KNOWN: dict[str, Any] = {}
+
+
+def remember(records: dict) -> None:
+    """Make ``records`` (``"<flags>\\0<pattern>"`` -> record, as the catalog cache stores them) available
+    to :func:`compile_known`."""
+    _KNOWN.update(records)
+
+
+#: Modules whose import declares built-in patterns (:func:`compile_builtin`, :func:`declare`); the catalog
+#: cache imports them when it is written and stores the op-codes of every declared pattern.
+BUILTIN_PATTERN_MODULES = ("hermes_audit.engine.payloads", "hermes_audit.engine.deobfuscate",
+                           "hermes_audit.engine.redact")
+#: ``(pattern, flags)`` of the built-in patterns declared so far.
+_DECLARED: dict[tuple[str, int], None] = {}
+
+
+def declare(pattern: str, flags: int = 0) -> str:
+    """Record ``pattern`` (compiled later with ``flags``) as a built-in pattern whose op-codes the catalog
+    cache keeps (issue 8); returns ``pattern``."""
+    _DECLARED[(pattern, int(flags))] = None
+    return pattern
+
+
+def compile_builtin(pattern: str, flags: int = 0) -> Any:
+    """A module constant: :func:`declare` then :func:`compile_known` (``regex.compile(pattern, flags)``,
+    built from the cached op-codes when the catalog cache has them). Raises ``regex.error``."""
+    return compile_known(declare(pattern, flags), flags)
+
+
+def builtin_codes() -> dict:
+    """``"<flags>\\0<pattern>"`` -> record for every built-in pattern of :data:`BUILTIN_PATTERN_MODULES`
+    (imported here), for the catalog cache; patterns whose op-codes cannot be captured are left out."""
+    import importlib
+
+    for name in BUILTIN_PATTERN_MODULES:
+        importlib.import_module(name)
+    out = {}
+    for pattern, flags in list(_DECLARED):
+        try:
+            _compiled, code = compile_and_capture(pattern, flags)
+        except Exception:  # a broken constant fails where it is compiled, not here
+            continue
+        if code is not None:
+            out[f"{flags}\x00{pattern}"] = code
+    return out
+
+
+def compile_known(pattern: str, flags: int) -> Any:
+    """``regex.compile(pattern, flags)``, built from remembered op-codes when the catalog cache had them
+    (a rule's detector parameters, e.g. the ``html-comments`` patterns; issue 8). Raises ``regex.error``
+    like ``regex.compile``."""
+    record = _KNOWN.get(f"{int(flags)}\x00{pattern}")
+    if record is not None:
+        compiled = from_code(record)
+        if compiled is not None:
+            return compiled
+    import regex
+
+    return regex.compile(pattern, flags)
+
+
+# --- Python's ``re`` ----------------------------------------------------------------------------------
+
+def re_compile_and_capture(pattern: str, flags: int) -> tuple[Any, Optional[list]]:
+    """``re.compile(pattern, flags)`` (a fresh object, not from ``re``'s cache) and the arguments it gave
+    ``_sre.compile``, as a record for :func:`re_from_code` (or ``None`` when they cannot be captured).
+
+    Raises ``re.error`` exactly as ``re.compile`` does.
+    """
+    import re
+
+    try:
+        comp = re._compiler  # type: ignore[attr-defined]
+        real = comp._sre
+    except AttributeError:  # pragma: no cover - another Python layout
+        return re.compile(pattern, flags), None
+    captured: list = []
+
+    class _Recorder:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+        def compile(self, *args: Any) -> Any:  # noqa: A003 - mirrors _sre.compile
+            captured.append(args)
+            return real.compile(*args)
+
+    comp._sre = _Recorder()
+    try:
+        compiled = comp.compile(pattern, int(flags))
+    finally:
+        comp._sre = real
+    if len(captured) != 1:
+        return compiled, None
+    try:
+        pat, fl, code, groups, groupindex, indexgroup = captured[0]
+    except ValueError:
+        return compiled, None
+    if not (isinstance(pat, str) and all(isinstance(c, int) for c in code)):
+        return compiled, None
+    return compiled, [pat, int(fl), _pack(code), int(groups), {str(k): int(v) for k, v in groupindex.items()},
+                      [None if g is None else str(g) for g in indexgroup]]
+
+
+def re_from_code(record: Any) -> Optional[Any]:
+    """The ``re`` pattern object for a record of :func:`re_compile_and_capture` (or its :func:`packed` form),
+    or ``None`` when it cannot."""
+    try:
+        import _sre
+
+        pat, fl, code, groups, groupindex, indexgroup = _record(record)
+        return _sre.compile(pat, int(fl), _unpack(code), int(groups),
+                            {str(k): int(v) for k, v in groupindex.items()},
+                            tuple(None if g is None else str(g) for g in indexgroup))
+    except Exception:  # any mismatch: compile the ordinary way
+        return None
+
+
+#: ``"<flags>\0<pattern>"`` -> ``None`` (the pattern has no tail) or ``(tail, record or None)``, for
+#: ``hermes_audit.hermes.threats.tail_pattern``; filled from the catalog cache by :func:`remember_tails`.
+_TAILS: dict[str, Any] = {}
+
+
+def remember_tails(table: dict) -> None:
+    """Make the cached tails of Hermes' patterns (see :data:`_TAILS`) available to :func:`known_tail`."""
+    _TAILS.update(table)
+
+
+def known_tail(pattern: str, flags: int) -> tuple[bool, Any]:
+    """``(True, compiled tail or None)`` when the catalog cache knew the tail of ``(pattern, flags)``,
+    else ``(False, None)``."""
+    try:
+        entry = _TAILS[f"{int(flags)}\x00{pattern}"]
+    except KeyError:
+        return False, None
+    if entry is None:
+        return True, None
+    try:
+        tail, record = entry
+        compiled = re_from_code(record) if record is not None else None
+        if compiled is None:
+            import re
+
+            compiled = re.compile(tail, int(flags))
+        return True, compiled
+    except Exception:  # a malformed entry: derive the tail again
+        return False, None

@@ -414,7 +414,8 @@ def hermes_text(read: ReadResult, encoding: str) -> Optional[HermesText]:
         h, removed = _universal_newlines(head)
         t, _ = _universal_newlines(tail)
         exact = "\r" not in head and "\r" not in tail
-        return HermesText(LongText([h, gap, t], exact=exact), base, removed)
+        return HermesText(LongText([h, gap, t], exact=exact, plain_gaps=bool(read.middle_plain) and gap > 0),
+                          base, removed)
     text = read.text
     if encoding == "utf-8-sig" and text.startswith("\ufeff"):
         text = text[1:]

@@ -47,7 +47,6 @@ symlink followed out of the working directory). Sizes are Python code points.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import posixpath
@@ -58,8 +57,10 @@ from typing import Any, Iterable, Optional, Sequence
 
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
-from hermes_audit.documents.reader import ReadStatus
+from hermes_audit.documents.reader import ReadResult, ReadStatus
+from hermes_audit.findings import sha256
 from hermes_audit.hermes.context import (
+    R_ESCAPE,
     R_HINT_CUT,
     FileEntry,
     LoadingIssue,
@@ -170,6 +171,9 @@ class Hint:
     document: Optional[Document] = None
     entry: Optional[FileEntry] = None
     kept_content: list[tuple[int, int]] = field(default_factory=list)
+    #: For a hint file Hermes follows out of the working directory (a symlink, or one in a symlinked
+    #: directory; 0.19 only): the resolved path it reads instead. Empty otherwise.
+    escapes_to: str = ""
 
     def to_dict(self, with_text: bool = True) -> dict:
         out: dict = {
@@ -589,9 +593,11 @@ class HintTracker:
                 continue
             ht, doc, why = self._read(p)
             if why == "unpredictable":
+                real = self.fs.realpath(p)
                 h = Hint(directory, p, self._display(p), name, UNPREDICTABLE, tried=tried, document=doc,
-                         detail=f"resolves to {self.fs.realpath(p)}, outside the working directory: Hermes 0.19.0 "
-                                "follows the link and appends that file; hermes-audit does not read it")
+                         detail=f"resolves to {real}, outside the working directory: Hermes 0.19.0 "
+                                "follows the link and appends that file; hermes-audit does not read it",
+                         escapes_to=real)
                 return h
             if ht is None:
                 tried.append(HintCandidate(name, "skipped", why))
@@ -713,7 +719,7 @@ def _key_text(t: Any) -> Any:
 
 
 def _digest(content: str) -> str:
-    return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _content_digest(key: Any) -> str:
@@ -881,7 +887,9 @@ def simulate_hints(
 def hint_issues(report: HintReport, scanner: ThreatScanner, engine=None) -> list[LoadingIssue]:
     """Loading issues of the hints in ``report`` (rules ``oversized-hint-file``, ``unscanned-injected-*``).
 
-    A hint cut by the per-file cap gives one issue at the first character that
+    A hint file that resolves out of the working directory, which Hermes 0.19 follows
+    (``agent/subdirectory_hints.py``: ``is_file()`` then ``read_text()``), gives a
+    ``context-symlink-escape`` issue. A hint cut by the per-file cap gives one issue at the first character that
     never reaches the model, naming the lost Markdown headings. Kept text past
     Hermes' 65,536-character scan window (possible in ``latest``, whose
     32,000-character cap keeps the file's last 6,400 characters) goes through
@@ -890,6 +898,17 @@ def hint_issues(report: HintReport, scanner: ThreatScanner, engine=None) -> list
     """
     out: list[LoadingIssue] = []
     cap = report.profile.hint_max_chars
+    for h in report.hints:
+        if h.escapes_to:
+            e = FileEntry("hint", h.name, h.path, h.display, h.name, _kind(h.path), fs_type="symlink",
+                          read=ReadResult(ReadStatus.SYMLINK_ESCAPE, detail="symlink points outside the scanned tree; "
+                                          "not followed", file_type="symlink"),
+                          status=UNPREDICTABLE, reason=h.detail, symlink=True, realpath=h.escapes_to)
+            out.append(LoadingIssue(
+                R_ESCAPE, e, 0, 0,
+                f"{h.display} resolves to {h.escapes_to}, outside the working directory; {report.profile.label} "
+                f"follows it when the agent enters {posixpath.dirname(h.display) or '.'} and appends that file to "
+                "the tool result as a subdirectory hint"))
     for h in report.hints:
         e = h.entry
         if e is None or h.status not in (TRUNCATED,):

@@ -61,12 +61,15 @@ class LongText:
     Used for files larger than the reader's limit, of which only a head and a
     tail are held in memory. ``exact`` is False when the total length itself is
     an estimate (an oversized file whose unread middle may hold CR LF pairs that
-    Hermes' universal-newline reading would shorten).
+    Hermes' universal-newline reading would shorten). ``plain_gaps`` is True when
+    the reader saw every unread gap and no line starting in one begins, after
+    whitespace, with ``#``, a backtick or ``~`` (no Markdown heading or fence there;
+    :attr:`~hermes_audit.documents.reader.ReadResult.middle_plain`).
     """
 
-    __slots__ = ("parts", "exact")
+    __slots__ = ("parts", "exact", "plain_gaps")
 
-    def __init__(self, parts: list, exact: bool = True) -> None:
+    def __init__(self, parts: list, exact: bool = True, plain_gaps: bool = False) -> None:
         merged: list = []
         for p in parts:
             if isinstance(p, str):
@@ -83,6 +86,7 @@ class LongText:
             merged.append(p)
         self.parts = merged
         self.exact = exact
+        self.plain_gaps = plain_gaps
 
     def __len__(self) -> int:
         return sum(len(p) if isinstance(p, str) else p for p in self.parts)
@@ -108,13 +112,15 @@ def concat(*pieces: Text) -> Text:
         return "".join(pieces)  # type: ignore[arg-type]
     parts: list = []
     exact = True
+    plain = True
     for p in pieces:
         if isinstance(p, str):
             parts.append(p)
         else:
             parts.extend(p.parts)
             exact = exact and p.exact
-    return LongText(parts, exact)
+            plain = plain and p.plain_gaps
+    return LongText(parts, exact, plain)
 
 
 def slice_text(t: Text, start: int, end: int) -> str:
@@ -167,7 +173,7 @@ def strip_text(t: Text) -> tuple[Text, int]:
         raise UnknownText("leading or trailing whitespace reaches the unread middle")
     removed = len(parts[0]) - len(head)
     parts[0], parts[-1] = head, tail
-    return LongText(parts, t.exact), removed
+    return LongText(parts, t.exact, t.plain_gaps), removed
 
 
 def lstrip_chars(t: Text, chars: str) -> tuple[Text, int]:
@@ -181,7 +187,7 @@ def lstrip_chars(t: Text, chars: str) -> tuple[Text, int]:
     s = head.lstrip(chars)
     if not s:
         raise UnknownText("leading characters reach the unread middle")
-    return LongText([s, *t.parts[1:]], t.exact), len(head) - len(s)
+    return LongText([s, *t.parts[1:]], t.exact, t.plain_gaps), len(head) - len(s)
 
 
 def drop_prefix(t: Text, n: int) -> Text:
@@ -191,7 +197,7 @@ def drop_prefix(t: Text, n: int) -> Text:
     head = t.parts[0]
     if not isinstance(head, str) or len(head) < n:
         raise UnknownText("prefix reaches the unread middle")
-    return LongText([head[n:], *t.parts[1:]], t.exact)
+    return LongText([head[n:], *t.parts[1:]], t.exact, t.plain_gaps)
 
 
 def startswith(t: Text, prefix: str) -> bool:
@@ -319,6 +325,52 @@ def markdown_headings(content: str, start: int = 0, end: Optional[int] = None) -
     return out
 
 
+#: A line that may be a Markdown heading or fence once stripped (first non-space character).
+_MAY_BE_MARKUP = ("#", "`", "~")
+
+
+def headings_across_plain_gaps(t: LongText, start: int, end: int) -> Optional[list[Heading]]:
+    """:func:`markdown_headings` of a long text whose gaps are plain (:attr:`LongText.plain_gaps`), or ``None``
+    when they are not or a line crossing a gap's edge might be a heading or fence.
+
+    No line starting inside a plain gap is a heading or fence, so the gaps change neither the
+    headings nor the fence state; only the lines cut by a gap's edges are unknown: the known
+    start of a line running into a gap, and the known end of a line coming out of one, must not
+    begin (after whitespace) with ``#``, a backtick or ``~``.
+    """
+    if not t.plain_gaps:
+        return None
+    pieces: list[str] = []
+    shifts: list[tuple[int, int]] = []  # (proxy offset after a gap, characters to add from there on)
+    proxy_len, extra = 0, 0
+    for i, p in enumerate(t.parts):
+        if isinstance(p, str):
+            pieces.append(p)
+            proxy_len += len(p)
+            continue
+        before = t.parts[i - 1] if i > 0 else ""
+        after = t.parts[i + 1] if i + 1 < len(t.parts) else ""
+        last = before.splitlines(keepends=True)[-1] if before else ""
+        open_line = last if last and last.splitlines()[0] == last else ""  # no line break: runs on into the gap
+        close_line = after.splitlines()[0] if after else ""  # comes out of the gap
+        if open_line.lstrip().startswith(_MAY_BE_MARKUP) or close_line.lstrip().startswith(_MAY_BE_MARKUP):
+            return None
+        pieces.append("x")  # one plain character stands for the gap: no line break, no markup
+        proxy_len += 1
+        extra += p - 1
+        shifts.append((proxy_len, extra))
+    out: list[Heading] = []
+    for h in markdown_headings("".join(pieces)):
+        add = 0
+        for at, n in shifts:
+            if h.offset >= at:
+                add = n
+        off = h.offset + add
+        if start <= off < end:
+            out.append(Heading(off, h.level, h.text))
+    return out
+
+
 def marker_heading_list(headings: list[Heading]) -> list[str]:
     """The heading texts a ``latest`` marker lists: the first 15, then ``...`` if there are more."""
     texts = [h.text for h in headings]
@@ -420,7 +472,7 @@ def truncate_content(content: Text, filename: str, cap: int, profile: VersionPro
         middle_known = slice_text(content, 0, total) if isinstance(content, LongText) else content
         lost = markdown_headings(middle_known, head_chars, omitted_end)
     except UnknownText:
-        lost = None
+        lost = headings_across_plain_gaps(content, head_chars, omitted_end) if isinstance(content, LongText) else None
     if profile.marker_lists_headings and lost is None:
         raise UnknownText("the truncation marker lists headings of a middle that was not read")
     marker = truncation_marker(profile, filename, head_chars, tail_chars, total, target,

@@ -28,7 +28,6 @@ from typing import Callable, Optional
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.documents.reader import ReadStatus
-from hermes_audit.hermes.memory import scan_entries
 from hermes_audit.hermes.profiles import VersionProfile
 from hermes_audit.hermes.threats import ParityHit, ThreatScanner
 
@@ -348,6 +347,8 @@ def verdict_for(
 
 def _memory_verdict(doc: Document, text: str, scanner: ThreatScanner, profile: VersionProfile) -> HermesVerdict:
     """Per-entry verdicts from :func:`hermes_audit.hermes.memory.scan_entries` (the one implementation)."""
+    from hermes_audit.hermes.memory import scan_entries  # issue 8: only when a memory store is scanned
+
     filename = "USER.md" if doc.kind is DocumentKind.USER_PROFILE else "MEMORY.md"
     entries, hits = scan_entries(text, filename, scanner, profile)
     all_ids: list[str] = []
@@ -362,3 +363,71 @@ def _memory_verdict(doc: Document, text: str, scanner: ThreatScanner, profile: V
         return HermesVerdict(LOADED, entries=entries)
     msg = f"{len(blocked)} of {len(entries)} entries blocked: " + " ".join(e.rendered for e in blocked)
     return HermesVerdict(BLOCKED, all_ids, message=msg, hits=hits, entries=entries)
+
+
+class MemoScanner:
+    """A :class:`ThreatScanner` that remembers what it found, per scope and scanned text (issue 8).
+
+    The per-document verdicts and the loading simulation
+    (:mod:`hermes_audit.hermes.context`, :mod:`hermes_audit.hermes.hints`) scan
+    the same texts: Hermes 0.19.0 scans a context file's stripped text
+    (``agent/prompt_builder.py`` ``_scan_context_content``) and a subdirectory hint's
+    stripped text (``agent/subdirectory_hints.py``) with the same
+    ``scan_for_threats(content, "context")``. The key is the exact string the
+    scanner looks at (the first ``max_scan_chars`` characters of the content, as
+    :meth:`ThreatScanner.scan` and :meth:`ThreatScanner.locate` cut it) and the
+    scope, so a text scanned differently (other cut, other stripping) simply misses.
+    :meth:`scan` answers from a remembered :meth:`locate` (same ids, same order).
+    Everything else is the wrapped scanner's.
+    """
+
+    def __init__(self, scanner: ThreatScanner) -> None:
+        self.scanner = scanner
+        self.max_scan_chars = scanner.max_scan_chars
+        self._memo: dict[tuple[str, str], tuple[ParityHit, ...]] = {}
+        self.hits = 0  # answers given from the memo (for tests)
+
+    def __getattr__(self, name: str):
+        return getattr(self.scanner, name)
+
+    def _key(self, content: str, scope: str) -> tuple[str, str]:
+        return scope, content[: self.max_scan_chars]
+
+    def seed(self, content: str, scope: str, hits: list[ParityHit]) -> None:
+        """Remember ``hits``, which must be ``locate(content, scope)`` of the wrapped scanner."""
+        if content:
+            self._memo[self._key(content, scope)] = tuple(hits)
+
+    def locate(self, content: Optional[str], scope: str = "context") -> list[ParityHit]:
+        if not content:
+            return self.scanner.locate(content, scope)
+        key = self._key(content, scope)
+        got = self._memo.get(key)
+        if got is None:
+            got = self._memo[key] = tuple(self.scanner.locate(content, scope))
+        else:
+            self.hits += 1
+        return list(got)
+
+    def scan(self, content: Optional[str], scope: str = "context") -> list[str]:
+        if content:
+            got = self._memo.get(self._key(content, scope))
+            if got is not None:
+                self.hits += 1
+                return [h.pattern_id for h in got]
+        return self.scanner.scan(content, scope)
+
+    def seed_verdict(self, doc: Document, verdict: HermesVerdict, profile: VersionProfile) -> None:
+        """Remember the scan behind ``verdict_for(doc, ...)`` (a verdict computed elsewhere, e.g. in a worker).
+
+        Only context files and SOUL.md whose verdict came from one whole-text
+        ``locate`` (loaded, blocked or warned) are remembered.
+        """
+        if verdict.status == SKIPPED or doc.text is None or not doc.readable or verdict.entries:
+            return
+        if doc.kind.is_memory_store or doc.kind in (DocumentKind.DISTRIBUTION, DocumentKind.SKILL):
+            return
+        unit = context_scan_unit(doc.text, doc.kind, doc.label, profile)
+        if unit is None or not unit.text:
+            return
+        self.seed(unit.text, "context", [lh.hit for lh in verdict.hits])

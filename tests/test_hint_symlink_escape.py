@@ -1,0 +1,53 @@
+"""HA609 for a subdirectory hint file that resolves out of the working directory: Hermes 0.19 follows it
+(agent/subdirectory_hints.py: is_file() then read_text()) when the agent enters that directory; latest refuses."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hermes_audit.scan import ScanOptions, run_scan
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("not the repository's text\n", encoding="utf-8")
+    root = tmp_path / "repo"
+    (root / "link").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "link" / "AGENTS.md").symlink_to(outside / "secret.txt")
+    (root / "plain").mkdir()
+    (root / "plain" / "AGENTS.md").write_text("# Plain\nRun make.\n", encoding="utf-8")
+    (root / "inner").mkdir()
+    (root / "inner" / "AGENTS.md").symlink_to(root / "plain" / "AGENTS.md")  # inside the tree: fine
+    return root
+
+
+def _ha609(root: Path, version: str, cwd=None):
+    old = os.getcwd()
+    os.chdir(root)
+    try:
+        res = run_scan([Path(".")], ScanOptions(hermes_version=version, select=["HA609"], session_cwd=cwd))
+    finally:
+        os.chdir(old)
+    return [f for f in res.findings if f.rule_id == "HA609"]
+
+
+def test_root_scan_reports_the_hint_symlink_for_019(repo):
+    found = _ha609(repo, "0.19")
+    assert [f.path for f in found] == ["link/AGENTS.md"]
+    assert "secret.txt" in found[0].message and "subdirectory hint" in found[0].message
+
+
+def test_latest_refuses_such_a_hint_so_no_finding(repo):
+    assert _ha609(repo, "latest") == []
+
+
+def test_session_in_the_linked_directory_reports_it_once(repo):
+    found = _ha609(repo, "0.19", cwd=repo / "link")
+    assert [f.path for f in found] == ["link/AGENTS.md"]
