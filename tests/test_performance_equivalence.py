@@ -805,45 +805,9 @@ def test_runs_min_len_and_only_generated(text, min_len, use_only):
 
 def _reference_duplicate_keys(text):
     """``duplicate_yaml_keys`` without its pre-check: the pure-Python composer, every mapping walked."""
-    import yaml
+    from hermes_audit.documents.inputs import composed_duplicate_keys
 
-    from hermes_audit.documents.inputs import MAX_DUPLICATE_CHECK_NODES
-
-    try:
-        loader = yaml.SafeLoader(text)
-    except yaml.YAMLError:
-        return []
-    try:
-        try:
-            root = loader.get_single_node()
-        except (yaml.YAMLError, RecursionError):
-            return []
-    finally:
-        loader.dispose()
-    out, stack, seen = [], [root] if root is not None else [], set()
-    while stack and len(seen) < MAX_DUPLICATE_CHECK_NODES:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            first = {}
-            for k, v in node.value:
-                stack.append(v)
-                if not isinstance(k, yaml.ScalarNode):
-                    stack.append(k)
-                    continue
-                if k.tag == "tag:yaml.org,2002:merge":
-                    continue
-                key = (k.tag, k.value)
-                if key in first:
-                    out.append((k.value, k.start_mark.index, k.end_mark.index, first[key]))
-                else:
-                    first[key] = k.start_mark.line + 1
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
-    out.sort(key=lambda d: d[1])
-    return out
+    return composed_duplicate_keys(text)
 
 
 _YAML_ATOMS = ["a", "b", "env_requires", "distribution_owned", "name", ":", ": ", "? ", "{", "}", "[", "]", ", ", "- ",

@@ -229,6 +229,12 @@ def duplicate_yaml_keys(text: str) -> list[tuple[str, int, int, int]]:
         # issue 8: PyYAML composes a mapping only after a ':' or '?' indicator or a '{': without one
         # there is no key at all (the pure-Python parser costs ~0.5 s per MB of plain scalar)
         return []
+    return composed_duplicate_keys(text)
+
+
+def composed_duplicate_keys(text: str) -> list[tuple[str, int, int, int]]:
+    """:func:`duplicate_yaml_keys` without its pre-check: the text composed and every mapping walked (the
+    equivalence tests compare the two)."""
     import yaml
 
     try:

@@ -88,20 +88,34 @@ class ReadResult:
         return self.status in (ReadStatus.OK, ReadStatus.OVERSIZED)
 
 
-def _file_type(mode: int) -> str:
+#: The words messages use for the short names :func:`file_type` gives.
+FILE_TYPE_WORDS = {"file": "file", "dir": "directory", "symlink": "symlink", "fifo": "FIFO", "socket": "socket",
+                   "chardev": "character device", "blockdev": "block device", "other": "special file"}
+
+
+def file_type(mode: int) -> str:
+    """The short name of the file type in ``mode`` (an ``st_mode``): ``file``, ``dir``, ``symlink`` (only
+    from ``lstat``), ``fifo``, ``socket``, ``chardev``, ``blockdev`` or ``other``; :data:`FILE_TYPE_WORDS`
+    gives the words for messages."""
+    if stat.S_ISREG(mode):
+        return "file"
     if stat.S_ISDIR(mode):
-        return "directory"
+        return "dir"
+    if stat.S_ISLNK(mode):
+        return "symlink"
     if stat.S_ISFIFO(mode):
-        return "FIFO"
+        return "fifo"
     if stat.S_ISSOCK(mode):
         return "socket"
     if stat.S_ISCHR(mode):
-        return "character device"
+        return "chardev"
     if stat.S_ISBLK(mode):
-        return "block device"
-    if stat.S_ISREG(mode):
-        return "file"
-    return "special file"
+        return "blockdev"
+    return "other"
+
+
+def _file_type(mode: int) -> str:
+    return FILE_TYPE_WORDS[file_type(mode)]
 
 
 def is_within(path: Path, root: Path) -> bool:

@@ -31,7 +31,30 @@ checks that patterns rebuilt from their code behave like freshly compiled ones.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import contextlib
+from typing import Any, Iterator, Optional
+
+
+@contextlib.contextmanager
+def _recording(owner: Any, name: str) -> Iterator[list]:
+    """Within the block, ``owner.<name>.compile`` (the C compiler entry of ``regex`` or ``re``) also appends
+    the arguments of every call to the yielded list; everything else passes through unchanged."""
+    real = getattr(owner, name)
+    captured: list = []
+
+    class _Recorder:
+        def __getattr__(self, attr: str) -> Any:
+            return getattr(real, attr)
+
+        def compile(self, *args: Any) -> Any:  # noqa: A003 - mirrors the C module's compile
+            captured.append(args)
+            return real.compile(*args)
+
+    setattr(owner, name, _Recorder())
+    try:
+        yield captured
+    finally:
+        setattr(owner, name, real)
 
 
 def compile_and_capture(pattern: str, flags: int) -> tuple[Any, Optional[list]]:
@@ -41,26 +64,11 @@ def compile_and_capture(pattern: str, flags: int) -> tuple[Any, Optional[list]]:
     """
     import regex
 
-    try:
-        main = regex._main  # type: ignore[attr-defined]
-        real = main._regex
-    except AttributeError:
+    main = getattr(regex, "_main", None)
+    if main is None or not hasattr(main, "_regex"):
         return regex.compile(pattern, flags), None
-    captured: list = []
-
-    class _Recorder:
-        def __getattr__(self, name: str) -> Any:
-            return getattr(real, name)
-
-        def compile(self, *args: Any) -> Any:  # noqa: A003 - mirrors _regex.compile
-            captured.append(args)
-            return real.compile(*args)
-
-    main._regex = _Recorder()
-    try:
+    with _recording(main, "_regex") as captured:
         compiled = regex.compile(pattern, flags, cache_pattern=False)
-    finally:
-        main._regex = real
     if len(captured) != 1:
         return compiled, None
     return compiled, _to_json(captured[0])
@@ -226,26 +234,11 @@ def re_compile_and_capture(pattern: str, flags: int) -> tuple[Any, Optional[list
     """
     import re
 
-    try:
-        comp = re._compiler  # type: ignore[attr-defined]
-        real = comp._sre
-    except AttributeError:  # pragma: no cover - another Python layout
+    comp = getattr(re, "_compiler", None)
+    if comp is None or not hasattr(comp, "_sre"):  # pragma: no cover - another Python layout
         return re.compile(pattern, flags), None
-    captured: list = []
-
-    class _Recorder:
-        def __getattr__(self, name: str) -> Any:
-            return getattr(real, name)
-
-        def compile(self, *args: Any) -> Any:  # noqa: A003 - mirrors _sre.compile
-            captured.append(args)
-            return real.compile(*args)
-
-    comp._sre = _Recorder()
-    try:
+    with _recording(comp, "_sre") as captured:
         compiled = comp.compile(pattern, int(flags))
-    finally:
-        comp._sre = real
     if len(captured) != 1:
         return compiled, None
     try:

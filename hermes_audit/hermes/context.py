@@ -51,7 +51,15 @@ from typing import Any, Callable, Iterator, Optional
 
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
-from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, ReadResult, ReadStatus, decode_bytes, read_file
+from hermes_audit.documents.reader import (
+    DEFAULT_MAX_BYTES,
+    FILE_TYPE_WORDS,
+    ReadResult,
+    ReadStatus,
+    decode_bytes,
+    file_type,
+    read_file,
+)
 from hermes_audit.hermes.profiles import VersionProfile
 from hermes_audit.hermes.threats import ParityHit, ThreatScanner
 from hermes_audit.hermes.truncation import (
@@ -121,22 +129,6 @@ _IGNORED_ERRNOS = {errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP}
 # ---------------------------------------------------------------------------
 
 
-def _mode_type(mode: int) -> str:
-    if stat.S_ISREG(mode):
-        return "file"
-    if stat.S_ISDIR(mode):
-        return "dir"
-    if stat.S_ISFIFO(mode):
-        return "fifo"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    if stat.S_ISCHR(mode):
-        return "chardev"
-    if stat.S_ISBLK(mode):
-        return "blockdev"
-    return "other"
-
-
 class RealFS:
     """The real file system. Reads go through :func:`hermes_audit.documents.reader.read_file`."""
 
@@ -148,7 +140,7 @@ class RealFS:
         """Type after following symlinks, ``None`` when absent (missing, dangling, loop: what
         ``Path.exists()`` calls absent). Raises ``OSError`` for other errors, as ``Path.exists()`` does."""
         try:
-            return _mode_type(os.stat(path).st_mode)
+            return file_type(os.stat(path).st_mode)
         except OSError as exc:
             if exc.errno in _IGNORED_ERRNOS:
                 return None
@@ -288,7 +280,7 @@ class MemoryFS:
             node = self.nodes[self._resolve(p, strict=True)]  # type: ignore[index]
         kind, data = node
         if kind != "file":
-            label = {"dir": "directory", "fifo": "FIFO"}.get(kind, kind)
+            label = FILE_TYPE_WORDS.get(kind, kind)
             return ReadResult(ReadStatus.NOT_REGULAR, detail=f"is a {label}; never opened", file_type=label)
         return decode_bytes(data)
 

@@ -35,6 +35,8 @@ from typing import Any, Optional
 
 import yaml
 
+from hermes_audit.documents.reader import FILE_TYPE_WORDS, file_type
+
 MANIFEST_FILENAME = "distribution.yaml"
 ENV_TEMPLATE_FILENAME = ".env.template"
 ENV_EXAMPLE_FILENAME = ".env.EXAMPLE"
@@ -649,17 +651,10 @@ class Tree:
 
 
 def _type_of(mode: int) -> str:
-    if stat.S_ISLNK(mode):
-        return "symlink"
-    if stat.S_ISDIR(mode):
-        return "dir"
-    if stat.S_ISREG(mode):
-        return "file"
-    if stat.S_ISFIFO(mode):
-        return "FIFO"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    return "device"
+    """A tree entry's type: ``file``, ``dir``, ``symlink``, ``socket``, or the words for the others
+    (``FIFO``, ``character device``...), which messages and the install-plan listing show as they are."""
+    t = file_type(mode)
+    return t if t in ("file", "dir", "symlink", "socket") else FILE_TYPE_WORDS[t]
 
 
 def walk_tree(root: Path, max_entries: int = MAX_TREE_ENTRIES, max_depth: int = MAX_TREE_DEPTH) -> Tree:
