@@ -58,7 +58,9 @@ def write_docs(results: dict, table: str) -> None:
         text = _replace_between(text, "<!-- performance-figures:begin -->", "<!-- performance-figures:end -->", figures)
         _atomic_write(DOC, text)
     readme = README.read_text(encoding="utf-8")
-    body = (figures + "\nRegenerate with `python -m benchmarks --write-docs` (about an hour; `--quick` for a smoke "
+    took = results.get("total_s")
+    took_s = f"this run took {took / 60:.0f} minutes; " if took and len(results["sections"]) >= 6 else ""
+    body = (figures + f"\nRegenerate with `python -m benchmarks --write-docs` ({took_s}`--quick` for a smoke "
             "run). Method, design and the memory bound: [docs/performance.md](docs/performance.md).\n")
     if "<!-- performance:begin -->" not in readme:
         section = "## Performance\n\n<!-- performance:begin -->\n<!-- performance:end -->\n\n"

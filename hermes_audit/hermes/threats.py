@@ -53,6 +53,9 @@ except ImportError:  # pragma: no cover - Python 3.10
 
 #: Above this many occurrences of a pattern's leading strings, one ``search`` beats trying each.
 _MAX_ANCHORS = 64
+#: Fewer candidate starts than this are tried directly: the tail check (:func:`tail_pattern`) searches the
+#: rest of the window, which pays off only when many starts would each scan a long gap (issue 8).
+_TAIL_MIN_ANCHORS = 48
 #: A top-level repetition allowing at least this many characters is a gap the tail check splits at.
 _GAP_MIN = 64
 
@@ -317,6 +320,8 @@ class ThreatScanner:
                 i = folded.find(s, i + 1)
         if len(lead) > 1:
             positions.sort()
+        if len(positions) < _TAIL_MIN_ANCHORS:
+            tail = None  # a few failing match attempts cost less than one search for the tail
         match = pat.match
         for i in positions:
             if tail is not None and (next_tail < 0 or i > next_tail):
