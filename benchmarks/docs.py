@@ -59,7 +59,8 @@ def write_docs(results: dict, table: str) -> None:
         _atomic_write(DOC, text)
     readme = README.read_text(encoding="utf-8")
     took = results.get("total_s")
-    took_s = f"this run took {took / 60:.0f} minutes; " if took and len(results["sections"]) >= 6 else ""
+    whole = "--only" not in results.get("command", "") and "--quick" not in results.get("command", "")
+    took_s = f"the whole suite took {took / 60:.0f} minutes here; " if took and whole else ""
     body = (figures + f"\nRegenerate with `python -m benchmarks --write-docs` ({took_s}`--quick` for a smoke "
             "run). Method, design and the memory bound: [docs/performance.md](docs/performance.md).\n")
     if "<!-- performance:begin -->" not in readme:

@@ -1102,3 +1102,116 @@ def test_boundary_filtered_anchor_windows_equal_finditer(cat):
     for glue in ("", "x", "the ", "thé ", "THE--", "_", "\u212a", "9the ", "a.the "):
         text = ("zz " + glue + "previous rules; " + glue + "systemrules " + glue + "SYSTEM__rules ") * 40
         assert _spans(iter_matches(pat, text)) == _spans(pat.finditer(text)), glue
+
+
+# --- narrowed candidate starts: prefix runs, opening look-behind, the pattern's other keywords -------
+
+_NARROW_SHAPES = [
+    r"""(?<![\w.:/-])["']?[\w.-]{0,40}?(?:password|token)[ \t]*[:=]""",
+    r"""(?<![\w.:/-])(?!["']?aws_?secret\b)["']?[\w.-]{0,12}(?:secret|key)\b""",
+    r"""(?<!x)[^\s=]{1,9}secret""",
+    r"""(?<![a-f])[a-zK_]{2,6}?key""",
+    r"""(?<![\w])\d?[-_.]{0,3}[A-Z]{0,5}token""",
+    r"""[\w.-]{0,20}(?:password|passwd)\s*=""",
+]
+_NARROW_ALPHABET = list("ab_-.:/ =\"'\t\nxK9") + ["password", "passwd", "token", "secret", "key", "aws_secret",
+                                                   "\u212a", "\u017f", "\u00e9", "PASSWORD", "Token", "\u0130"]
+
+
+@SETTINGS
+@given(shape=st.sampled_from(_NARROW_SHAPES), engine=st.sampled_from(["re", "regex"]), ci=st.booleans(),
+       parts=st.lists(st.sampled_from(_NARROW_ALPHABET), max_size=60), repeat=st.integers(1, 40))
+def test_narrowed_window_starts_equal_finditer(shape, engine, ci, parts, repeat):
+    """Patterns whose part before the anchor keyword is one-character nodes (and an opening look-behind of one
+    class) are tried only at the starts :func:`_window_starts` keeps: the matches equal ``finditer``'s, for
+    ``re`` and ``regex``, case-sensitive or not, on texts dense with keywords, quotes and look-alikes."""
+    from hermes_audit.engine.prefilter import narrowing
+
+    mod = re if engine == "re" else regex
+    pat = mod.compile(shape, mod.IGNORECASE if ci else 0)
+    assert narrowing(pat).run is not None
+    text = "".join(parts) * repeat
+    assert _spans(iter_matches(pat, text)) == _spans(pat.finditer(text)), (shape, engine, ci, text[:80])
+    text = _FILLER * 3 + "".join(parts) + _FILLER
+    assert _spans(iter_matches(pat, text)) == _spans(pat.finditer(text)), (shape, engine, ci, text[:80])
+
+
+def test_window_starts_of_a_long_identifier_are_few():
+    """HA406-like shape: before ``password`` in a long identifier only the run's start (and just after a quote)
+    can start a match, not every position of the 41-character window."""
+    from hermes_audit.engine.prefilter import _window_starts, narrowing
+
+    pat = regex.compile(_NARROW_SHAPES[0], regex.I)
+    nar = narrowing(pat)
+    text = "x = 'abcdefghijklmnopqrstuvwxyz_0123456789password': 1"
+    i = text.index("password")
+    assert _window_starts(nar, text, i, 0, 41) == [4, 5]  # at the quote (after a space) and just after it
+    text2 = "url=http://h/a.b-c_dpassword= 1"
+    assert _window_starts(nar, text2, text2.index("password"), 0, 41) == []  # the run starts after ':', in C
+    assert narrowing(regex.compile(r"(?<![\w])(?:ab|cd)?[\w]{0,4}password")).run is None  # a two-character node
+
+
+def test_catalog_narrowing_equals_finditer(cat):
+    """Every audit pattern with a narrowing (prefix runs or other-keyword checks) on its examples glued with
+    word characters, quotes, separators and its leading keywords repeated alone (many occurrences without the
+    pattern's other keywords): the same matches as ``finditer``."""
+    from hermes_audit.engine.prefilter import narrowing
+
+    checked = runs = 0
+    for r, i, p in _audit_patterns(cat):
+        real = materialize(p)
+        nar = narrowing(real)
+        _pf, lead, _density, _window = analyse(p.pattern, p.flags)
+        if lead is None or (nar.width is None and nar.run is None):
+            continue
+        runs += nar.run is not None
+        bare = " ".join(lead[:4])
+        for ex in r.examples_match[:3] + r.examples_no_match[:2]:
+            for glue in ("x", "'", " ", "=", ":", "_", "\u212a", ". the "):
+                for text in ((glue + ex + " " + bare + " ") * 6, (bare + glue) * 30 + ex + glue + ex.upper(),
+                             _FILLER + glue + ex + _FILLER + bare + _FILLER + ex.upper() + glue + _FILLER):
+                    assert _spans(iter_matches(p, text)) == _spans(real.finditer(text)), (r.code, i, glue, ex)
+                    checked += 1
+    assert checked > 500 and runs >= 1
+
+
+#: Text without keywords that keeps occurrences sparse (the anchored path gives up on dense keywords).
+_FILLER = "\n" + "filler words. " * 40 + "\n"
+_CLAUSE_SHAPES = [
+    r"\bsystem[ _-]{1,4}guidance",  # fixed-length words: the other keyword can sit exactly at the reach
+    r"\b(?:system|prior)[\W_]{1,4}(?:directives|guidance)\b",
+    r"\b(?:system|prior)[\W_]{1,4}(?:directives|guidance)[^\n]{0,5}?ends",
+    r"(?:the[\W_]{1,3})?(?:system|prior)[ _-]{0,4}(?:directives|guidance)",
+    r"(?<![\w])[\w-]{0,6}(?:system|prior)[ _-]{1,2}guidance",
+]
+
+
+@SETTINGS
+@given(shape=st.sampled_from(_CLAUSE_SHAPES), engine=st.sampled_from(["re", "regex"]),
+       parts=st.lists(st.sampled_from(["system", "prior", "directives", "guidance", "ends", "the", " ", "_", "-",
+                                       "\n", "x", "\u212a", "SYSTEM", "DIRECTIVES", _FILLER]), max_size=40),
+       repeat=st.integers(1, 30))
+def test_other_keyword_checks_equal_finditer(shape, engine, parts, repeat):
+    """A keyword occurrence is skipped when no occurrence of the pattern's other keywords lies within the
+    largest match width after the window's starts; separators of every length up to the limit put the other
+    keyword exactly at that reach: the matches equal ``finditer``'s, for ``re`` and ``regex``."""
+    from hermes_audit.engine.prefilter import narrowing
+
+    mod = re if engine == "re" else regex
+    pat = mod.compile(shape, mod.IGNORECASE)
+    assert narrowing(pat).width is not None
+    text = "".join(parts) * repeat
+    assert _spans(iter_matches(pat, text)) == _spans(pat.finditer(text)), (shape, engine, text[:80])
+    # sparse enough that the anchored path is taken (few candidate starts per character)
+    text = _FILLER * 3 + "".join(parts) + _FILLER
+    assert _spans(iter_matches(pat, text)) == _spans(pat.finditer(text)), (shape, engine, text[:80])
+
+
+def test_other_keyword_at_the_exact_reach_is_kept():
+    """The other keyword as far from the start as the pattern allows (four separators) still matches."""
+    for mod in (re, regex):
+        pat = mod.compile(r"\bsystem[ _-]{1,4}guidance", mod.IGNORECASE)
+        for sep in (" ", "__", "- -", "____", "_____"):
+            text = _FILLER * 3 + "System" + sep + "GUIDANCE" + _FILLER + "system" + sep + "guidance."
+            got = _spans(iter_matches(pat, text))
+            assert got == _spans(pat.finditer(text)) and len(got) == (2 if len(sep) <= 4 else 0), (mod, sep)

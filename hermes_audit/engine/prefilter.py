@@ -35,6 +35,7 @@ Sizes are in characters (code points).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
@@ -599,6 +600,9 @@ class LiteralIndex:
 #: position, the slow case), and for any other pattern.
 ANCHOR_DENSITY_LOOKAROUND = 8
 ANCHOR_DENSITY_PLAIN = 400
+#: Characters per keyword occurrence below which :func:`iter_matches` stops examining occurrences and runs
+#: one ``finditer`` (each occurrence costs a few microseconds even when its candidate starts are ruled out).
+ANCHOR_OCCURRENCE_CHARS = 64
 #: Flag bits that matter to the analysis (same values in ``re`` and ``regex``).
 _RELEVANT_FLAGS = int(re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE)
 #: ``regex`` flag bits whose matching modes are not analysed (FULLCASE, VERSION1, BESTMATCH,
@@ -746,6 +750,211 @@ def _may_be_boundary(text: str, p: int) -> bool:
     return (a in _ASCII_WORD) != (b in _ASCII_WORD)
 
 
+# --- narrowing candidate starts (issue 8) ----------------------------------------------------------
+
+#: Largest match width (characters) for which candidates are checked for the pattern's other keywords.
+MAX_CLAUSE_CHECK_WIDTH = 1_024
+#: Clauses checked per pattern (the most selective first, as the prefilter orders them).
+CLAUSE_CHECK_MAX_CLAUSES = 2
+#: A clause whose members occur more often than once per this many characters is not checked.
+CLAUSE_CHECK_CHARS_PER_OCCURRENCE = 200
+
+_CATEGORY_SOURCE = {
+    _c.CATEGORY_DIGIT: r"\d", _c.CATEGORY_NOT_DIGIT: r"\D", _c.CATEGORY_SPACE: r"\s",
+    _c.CATEGORY_NOT_SPACE: r"\S", _c.CATEGORY_WORD: r"\w", _c.CATEGORY_NOT_WORD: r"\W",
+}
+
+
+def _char_escape(code: int) -> str:
+    return "\\x{:02x}".format(code) if code < 0x100 else ("\\u{:04x}".format(code) if code < 0x10000
+                                                          else "\\U{:08x}".format(code))
+
+
+def _class_source(op, av) -> Optional[str]:
+    """Source of a one-character node (literal, ``[^x]``, or a set of literals, ranges and ``\\w``-like
+    categories) as a bracketed set, or ``None`` for anything else."""
+    if op is _c.LITERAL:
+        return "[" + _char_escape(av) + "]"
+    if op is _c.NOT_LITERAL:
+        return "[^" + _char_escape(av) + "]"
+    if op is not _c.IN:
+        return None
+    parts = []
+    for k, (iop, iav) in enumerate(av):
+        if iop is _c.NEGATE and k == 0:
+            parts.append("^")
+        elif iop is _c.LITERAL:
+            parts.append(_char_escape(iav))
+        elif iop is _c.RANGE:
+            parts.append(_char_escape(iav[0]) + "-" + _char_escape(iav[1]))
+        elif iop is _c.CATEGORY and iav in _CATEGORY_SOURCE:
+            parts.append(_CATEGORY_SOURCE[iav])
+        else:
+            return None
+    if not parts or parts == ["^"]:
+        return None
+    return "[" + "".join(parts) + "]"
+
+
+class _Narrowing:
+    """What a pattern lets :func:`iter_matches` rule out before calling ``match`` (see :func:`narrowing`)."""
+
+    __slots__ = ("width", "clauses", "run", "inner", "behind")
+
+    def __init__(self) -> None:
+        self.width: Optional[int] = None  # largest match width, when at most MAX_CLAUSE_CHECK_WIDTH
+        self.clauses: tuple = ()  # prefilter clauses: one member lies inside every match
+        self.run = None  # pattern: the maximal run of prefix characters ending at endpos (search from the window start)
+        self.inner = None  # pattern: a prefix character the look-behind class does not hold
+        self.behind = None  # pattern: one character of the opening negative look-behind's class
+
+
+#: ``(pattern, flags, engine)`` -> :class:`_Narrowing`.
+_NARROWING: dict = {}
+
+
+def narrowing(compiled) -> _Narrowing:
+    """Facts about a (materialised) compiled pattern that rule out candidate starts, cached. Never raises.
+
+    * ``width``: every match is at most this many characters long (``sre_parse`` width, look-arounds
+      consume nothing), so each prefilter clause has a member inside ``[start, start + width)``.
+    * ``run``/``inner``/``behind``: when everything before the anchor keyword (:func:`bounded_anchor`) is
+      zero-width assertions and one-character nodes, possibly repeated (``["']?[\\w.-]{0,40}?``), every
+      character between the start and the keyword is one of those nodes' characters (union ``U``), so the
+      start lies in the maximal ``U``-run ending at the keyword. When the pattern opens with a negative
+      look-behind of one character class ``C`` (``(?<![\\w.:/-])``), the character before the start is not
+      in ``C``: inside the run, only just after a character of ``U`` not in ``C``. The helper patterns are
+      compiled by the pattern's own engine with its flags, so character classes mean the same.
+    """
+    key = (compiled.pattern, int(compiled.flags), type(compiled))
+    got = _NARROWING.get(key)
+    if got is not None:
+        return got
+    got = _NARROWING[key] = _Narrowing()
+    flags = int(compiled.flags)
+    try:
+        pf, lead, _density, (lo, hi) = analyse(compiled.pattern, flags)
+        if pf is None:
+            return got
+        parsed = _parse(compiled.pattern, _flags_key(flags))
+        if parsed.state.flags & re.VERBOSE:
+            return got
+        _wlo, whi = parsed.getwidth()
+        if whi <= MAX_CLAUSE_CHECK_WIDTH and len(pf.clauses) > 1:
+            got.width = int(whi)
+            got.clauses = tuple(pf.clauses)
+        if lead is None or hi == lo:
+            return got
+        items = list(parsed)
+        prefix = []
+        for op, av in items:
+            info = _node(op, av)
+            if info.exact is not None and "" not in info.exact:
+                break
+            prefix.append((op, av))
+        else:
+            return got
+        if _sre_parse.SubPattern(parsed.state, prefix).getwidth() != (lo, hi):
+            return got  # not the prefix bounded_anchor measured
+        behind = None
+        sources = []
+        for n, (op, av) in enumerate(prefix):
+            if op in (_c.ASSERT, _c.ASSERT_NOT):
+                if n == 0 and op is _c.ASSERT_NOT and av[0] == -1 and len(av[1]) == 1:
+                    behind = _class_source(*list(av[1])[0])
+                continue
+            if op in (_c.MAX_REPEAT, _c.MIN_REPEAT) or op is getattr(_c, "POSSESSIVE_REPEAT", None):
+                sub = list(av[2])
+                if len(sub) != 1:
+                    return got
+                op, av = sub[0]
+            src = _class_source(op, av)
+            if src is None:
+                return got
+            sources.append(src)
+        if not sources:
+            return got
+        engine = _engine_of(compiled)
+        union = "(?:" + "|".join(dict.fromkeys(sources)) + ")"
+        cflags = flags & ~int(re.VERBOSE)
+        got.run = engine.compile("(?>" + union + "*)\\Z", cflags)
+        if behind is not None:
+            got.behind = engine.compile(behind, cflags)
+            got.inner = engine.compile("(?!" + behind + ")" + union, cflags)
+    except Exception:  # any surprise: no narrowing (the plain window)
+        got.run = got.inner = got.behind = None
+    return got
+
+
+def _engine_of(compiled):
+    if isinstance(compiled, re.Pattern):
+        return re
+    import regex
+
+    return regex
+
+
+def _window_starts(nar: _Narrowing, text: str, i: int, lo: int, hi: int) -> list:
+    """Candidate starts for the keyword occurrence at ``i``: inside ``[i - hi, i - lo]``, in the maximal run of
+    prefix characters ending at ``i``, and where the opening look-behind can hold (see :func:`narrowing`)."""
+    a, b = max(i - hi, 0), i - lo
+    if b < a:
+        return []
+    m = nar.run.search(text, a, i)
+    if m is None:  # defensive: the empty run always matches at i
+        return list(range(a, b + 1))
+    r = m.start()
+    if r > b:
+        return []
+    if nar.behind is None:
+        return list(range(r, b + 1))
+    out = []
+    if r == 0 or nar.behind.match(text, r - 1) is None:
+        out.append(r)
+    out.extend(q.start() + 1 for q in nar.inner.finditer(text, r, b))
+    return out
+
+
+def _clause_checks(nar: _Narrowing, index: "LiteralIndex", lead) -> list:
+    """``[(sorted occurrences, reach)]`` for up to :data:`CLAUSE_CHECK_MAX_CLAUSES` selective prefilter clauses
+    other than the leading keywords': a match starting at ``p`` holds a member of each clause, so one of the
+    clause's occurrences lies in ``[p, p + reach]`` (``reach``: largest match width minus the shortest member).
+    Clauses of short or common words, or with many occurrences, are not used (they would rarely rule out a start)."""
+    folded = index.folded
+    cap = len(folded) // CLAUSE_CHECK_CHARS_PER_OCCURRENCE + 16
+    lead_set = set(lead)
+    out = []
+    for clause in nar.clauses:
+        if clause <= lead_set or any(len(s) < 3 or s in _COMMON for s in clause):
+            continue
+        occ: list = []
+        for s in clause:
+            if not index.has(s):
+                continue
+            j = folded.find(s)
+            while j >= 0 and len(occ) <= cap:
+                occ.append(j)
+                j = folded.find(s, j + 1)
+            if len(occ) > cap:
+                break
+        if len(occ) > cap:
+            continue
+        occ.sort()
+        out.append((occ, nar.width - min(map(len, clause))))
+        if len(out) == CLAUSE_CHECK_MAX_CLAUSES:
+            break
+    return out
+
+
+def _near(checks: list, a: int, b: int) -> bool:
+    """True when every check has an occurrence in ``[a, b + reach]`` (starts ``a..b`` may then match)."""
+    for occ, reach in checks:
+        k = bisect_left(occ, a)
+        if k == len(occ) or occ[k] > b + reach:
+            return False
+    return True
+
+
 def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, timeout: Optional[float] = None):
     """``compiled.finditer(text)``, skipping texts without the pattern's keywords and trying only where a
     match can start: at a leading keyword, or within the bounded distance before an anchor keyword
@@ -771,21 +980,38 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
         yield from compiled.finditer(text, **kw)
         return
     limit = len(text) // density + 4
+    # keyword occurrences, each costing some work even when the checks below rule it out: past this many,
+    # one ``finditer`` is cheaper
+    occurrences_left = len(text) // ANCHOR_OCCURRENCE_CHARS + 4
     span = hi - lo + 1  # candidate starts per keyword occurrence
     # None: not decided yet. True: a match starts with \b and a keyword whose first character is a word character
     # (every character that folds to an ASCII word character is one), so a word character just before an
     # occurrence rules it out. Decided (the pattern parsed once) only when occurrences are many.
     boundary: Optional[bool] = None if span == 1 and lo == 0 and all(w[:1] in _ASCII_WORD for w in lead) else False
-    window_boundary = span > 1 and starts_at_boundary(compiled.pattern, compiled.flags)
+    nar = narrowing(compiled)
+    window_runs = span > 1 and nar.run is not None
+    checks: Optional[list] = None if nar.width is not None else []
+    window_boundary = span > 1 and not window_runs and starts_at_boundary(compiled.pattern, compiled.flags)
     positions: list[int] = []
     for s in lead:
         if not index.has(s):
             continue
         i = folded.find(s)
         while i >= 0:
+            occurrences_left -= 1
+            if occurrences_left < 0:
+                yield from compiled.finditer(text, **kw)
+                return
+            if checks is None:
+                checks = _clause_checks(nar, index, lead)
+            if checks and not _near(checks, i - hi, i - lo):
+                i = folded.find(s, i + 1)
+                continue
             if span == 1:
                 if not (boundary and i and text[i - 1] in _ASCII_WORD):
                     positions.append(i - lo)
+            elif window_runs:
+                positions.extend(_window_starts(nar, text, i, lo, hi))  # type: ignore[arg-type]
             elif window_boundary:
                 # every match starts at a word boundary: skip the window positions where two ASCII characters of
                 # the same kind (both word or both not) meet, which cannot be one
