@@ -29,15 +29,19 @@ def _split(values: tuple[str, ...], option: str = "--select") -> list[str]:
 _LOADED_NAMES = "AGENTS.md, CLAUDE.md, .hermes.md, .cursorrules, .cursor/rules/*.mdc, SOUL.md, memories/MEMORY.md, ..."
 
 
-def _note_empty_directories(result, use_git: bool) -> None:
-    """One line on stderr per scanned directory that held no file Hermes loads (the exit code is unchanged):
-    a directory of renamed copies (``owner__repo__AGENTS.md``) would otherwise pass silently as clean."""
+def _note_empty_directories(result, use_git: bool, to_stderr: bool) -> None:
+    """A note (in every output format) per scanned directory that held no file Hermes loads, also on stderr
+    when ``to_stderr`` (the output is machine-readable); the exit code is unchanged. A directory of renamed
+    copies (``owner__repo__AGENTS.md``) would otherwise pass silently as clean."""
     from hermes_audit.cli.common import one_line
 
     ignored = " or .gitignore excludes them" if use_git else ""
     for d in getattr(result, "empty_directories", ()):
-        click.echo(one_line(f"note: no file under {d} has a name Hermes loads ({_LOADED_NAMES}){ignored}; "
-                            "pass the files themselves to scan them (--kind sets how they are read)"), err=True)
+        note = (f"no file under {d} has a name Hermes loads ({_LOADED_NAMES}){ignored}; "
+                "pass the files themselves to scan them (--kind sets how they are read)")
+        result.notes.append(note)
+        if to_stderr:
+            click.echo(one_line("note: " + note), err=True)
 
 
 def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -> str:
@@ -85,7 +89,7 @@ def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -
 @click.option("--no-config", is_flag=True, help="Ignore configuration files in the scanned repository.")
 @click.option("--no-git", is_flag=True, help="Walk directories without asking git (no .gitignore).")
 @click.option("--max-file-size", type=click.IntRange(min=1), default=None,
-              help="Bytes above which a file is read as head + tail only [default: 16 MiB].")
+              help="Bytes above which a file is not read whole: only its first 1,000,000 and last 200,000 characters are kept [default: 16 MiB].")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 @click.option("--baseline", "baseline_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Report only findings not recorded in this baseline file (see --write-baseline).")
@@ -122,7 +126,7 @@ def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -
               help="With --prompt: share of the context window the prompt may take [default: config "
                    "prompt-max-share, else 0.25].")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Processes for scanning a large tree (issue 8) [default: $HERMES_AUDIT_JOBS, else the CPUs].")
+              help="Processes for scanning a large tree [default: $HERMES_AUDIT_JOBS, else the CPUs].")
 def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_on, no_fail_on_blocked, kind,
          config_path, no_config, no_git, max_file_size, color, baseline_path=None, write_baseline=None,
          no_suppressions=False, include_suppressed=False, sarif_category=None,
@@ -193,7 +197,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
         result = run_fix(result, targets, opts, fix=fix, hermes_blocking=fix_hermes_blocking, diff=show_diff)
     result.notes[:0] = notes
     finish_baseline(result, write_baseline)
-    _note_empty_directories(result, opts.use_git)
+    _note_empty_directories(result, opts.use_git, to_stderr=fmt != "text")
     extra = ({"include_suppressed": include_suppressed, "category": sarif_category, "root": root} if fmt == "sarif"
              else {"include_suppressed": include_suppressed} if fmt == "text" else None)
     use_color = color_enabled(color) and output is None
