@@ -121,7 +121,6 @@ def target_reporters(data: bytes) -> None:
     from hermes_audit.findings import assign_fingerprints
     from hermes_audit.hermes.profiles import get_profile
     from hermes_audit.hermes.verdict import verdict_for
-    from hermes_audit.reporters import github, json_report, sarif, text as text_report
     from hermes_audit.scan import FileReport, ScanOptions, ScanResult, parity_findings
 
     cat, engine, scanners = _setup()
@@ -135,12 +134,23 @@ def target_reporters(data: bytes) -> None:
     result = ScanResult("latest", [FileReport(doc, verdict)], found, options=ScanOptions(base=Path("/fuzz")),
                         rules_run=cat.all_rules())
     result.notes.append(doc.text[:200] if doc.text else "")
+    check_outputs(result, Path("/fuzz"))
+
+
+def check_outputs(result, root: Path) -> dict:
+    """Render ``result`` in every format and assert none carries a raw control, bidi or surrogate character
+    (:data:`RAW`) and every GitHub line is one workflow command; returns the parsed SARIF log (the tests
+    also validate it against the schema). Raises ``AssertionError``."""
+    from hermes_audit.reporters import github, json_report, sarif
+    from hermes_audit.reporters import text as text_report
+
     for s in _strings(json.loads(json_report.render(result))):
         assert not RAW.search(s.replace("\n", "")), s
-    json.loads(sarif.render(result, root=Path("/fuzz")))
+    log = json.loads(sarif.render(result, root=root))
     assert not RAW.search(text_report.render(result).replace("\n", ""))
     for line in github.render(result, summary_path="").splitlines():
         assert re.match(r"^::(error|warning|notice)( [^:\n]*)?::", line) and not RAW.search(line), line
+    return log
 
 
 def _strings(o):
