@@ -1254,10 +1254,8 @@ def read_hermes_config(path: Path, max_bytes: int = 1024 * 1024) -> tuple[dict, 
     """Hermes' ``config.yaml`` as a mapping (``{}`` when absent), and a problem description or ``None``.
 
     Read with the bounded reader and ``yaml.safe_load``. Like Hermes, a file that
-    does not parse or is not a mapping counts as no configuration.
+    does not parse or is not a mapping counts as no configuration (:func:`config_mapping`).
     """
-    import yaml
-
     if not os.path.lexists(path):
         return {}, None
     res = read_file(path, None, max_bytes=max_bytes)
@@ -1265,18 +1263,30 @@ def read_hermes_config(path: Path, max_bytes: int = 1024 * 1024) -> tuple[dict, 
         return {}, f"{path}: larger than {max_bytes:,} bytes; not read"
     if res.status is not ReadStatus.OK or res.text is None:
         return {}, f"{path}: {res.detail or res.status.value}"
+    return config_mapping(res.text, str(path))
+
+
+def config_mapping(text: str, label: str) -> tuple[dict, Optional[str]]:
+    """A Hermes YAML configuration text as a mapping, and a problem (prefixed with ``label``) or ``None``.
+
+    Parsed with :func:`hermes_audit.hermes.distribution.load_yaml_bounded`; like Hermes, text that does not
+    parse or is not a mapping counts as no configuration (``{}``); past the bounds, Hermes' defaults are
+    assumed. Never raises for bad YAML.
+    """
+    import yaml
+
     from hermes_audit.hermes.distribution import YamlLimitError, load_yaml_bounded
 
     try:
-        data = load_yaml_bounded(res.text)
+        data = load_yaml_bounded(text)
     except YamlLimitError as exc:
-        return {}, f"{path}: not evaluated: {exc}; hermes-audit assumes Hermes' defaults"
-    except yaml.YAMLError as exc:
-        return {}, f"{path}: invalid YAML ({type(exc).__name__}); Hermes falls back to its defaults"
+        return {}, f"{label}: not evaluated: {exc}; hermes-audit assumes Hermes' defaults"
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:  # a hostile file never raises out
+        return {}, f"{label}: invalid YAML ({type(exc).__name__}); Hermes falls back to its defaults"
     if data is None:
         return {}, None
     if not isinstance(data, dict):
-        return {}, f"{path}: not a mapping; Hermes ignores it"
+        return {}, f"{label}: not a mapping; Hermes ignores it"
     return data, None
 
 

@@ -459,24 +459,12 @@ def _section(cfg: dict, key: str) -> dict:
 
 def _read_yaml(fs, path: str, root: Optional[str]) -> tuple[dict, Optional[str]]:
     """A YAML mapping read through ``fs`` (``{}`` when absent or unusable) and a problem or ``None``."""
-    from hermes_audit.hermes.distribution import YamlLimitError, load_yaml_bounded
-
     if ctx.safe_type(fs, path) is None:
         return {}, None
     res = fs.read(path, root)
     if res.status is not ReadStatus.OK or res.text is None:
         return {}, f"{path}: {res.detail or res.status.value}; Hermes' defaults assumed"
-    try:
-        data = load_yaml_bounded(res.text)
-    except YamlLimitError as exc:
-        return {}, f"{path}: {exc}; defaults assumed"
-    except Exception as exc:
-        return {}, f"{path}: invalid YAML ({type(exc).__name__}); Hermes falls back to its defaults"
-    if data is None:
-        return {}, None
-    if not isinstance(data, dict):
-        return {}, f"{path}: not a mapping; Hermes ignores it"
-    return data, None
+    return ctx.config_mapping(res.text, path)
 
 
 def format_date(d: datetime) -> str:
