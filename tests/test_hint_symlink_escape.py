@@ -51,3 +51,30 @@ def test_latest_refuses_such_a_hint_so_no_finding(repo):
 def test_session_in_the_linked_directory_reports_it_once(repo):
     found = _ha609(repo, "0.19", cwd=repo / "link")
     assert [f.path for f in found] == ["link/AGENTS.md"]
+
+
+@pytest.mark.parametrize("version", ["latest", "0.19"])
+def test_context_file_linked_to_an_outside_directory_is_not_said_to_load(tmp_path: Path, version: str):
+    """QA: AGENTS.md -> a directory outside the repository. Hermes' read_text() fails on a directory (both
+    versions catch the error and load nothing), so this is an unreadable file (HA606), not HA609's
+    "follows the link and loads the target"; a link to an outside *file* still gives HA609."""
+    (tmp_path / "outside" / "d").mkdir(parents=True)
+    (tmp_path / "outside" / "f.md").write_text("outside text\n", encoding="utf-8")
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "AGENTS.md").symlink_to(tmp_path / "outside" / "d")
+    old = os.getcwd()
+    os.chdir(root)
+    try:
+        res = run_scan([Path(".")], ScanOptions(hermes_version=version))
+        codes = {f.rule_id for f in res.findings if f.path == "AGENTS.md"}
+        verdict = next(r.verdict for r in res.files if r.document.path == "AGENTS.md")
+        assert "HA609" not in codes and "HA606" in codes, codes
+        assert "loads the target" not in (verdict.message or "") and "directory" in (verdict.message or "")
+        (root / "AGENTS.md").unlink()
+        (root / "AGENTS.md").symlink_to(tmp_path / "outside" / "f.md")
+        res = run_scan([Path(".")], ScanOptions(hermes_version=version))
+        assert "HA609" in {f.rule_id for f in res.findings if f.path == "AGENTS.md"}
+    finally:
+        os.chdir(old)

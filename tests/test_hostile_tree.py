@@ -75,7 +75,8 @@ def build_hostile_tree(root: Path, outside: Path) -> dict[str, str]:
     for name, target in (("zero", "/dev/zero"), ("proc", "/proc/self/environ"), ("devnull", "/dev/null"),
                          ("outside", str(outside / "secret.md"))):
         os.symlink(target, d(name) / "AGENTS.md")
-        expect[f"{name}/AGENTS.md"] = "symlink-escape"
+        # a device is judged by its type (stat only, never opened); a regular file outside is not followed
+        expect[f"{name}/AGENTS.md"] = "not-regular" if target.startswith("/dev/") else "symlink-escape"
     os.mkfifo(d("fifo") / "AGENTS.md")
     expect["fifo/AGENTS.md"] = "not-regular"
     os.mkfifo(d(".cursor/rules") / "evil.mdc")

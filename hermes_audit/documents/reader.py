@@ -157,6 +157,15 @@ def check_path(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
         except RuntimeError:
             return ReadResult(ReadStatus.SYMLINK_LOOP, detail="symlink loop; not followed", file_type="symlink")
         if root is not None and not is_within(target, root):
+            try:
+                target_mode = os.stat(path).st_mode  # stat never opens: safe on a FIFO
+            except OSError:
+                target_mode = stat.S_IFREG
+            if not stat.S_ISREG(target_mode):  # Hermes' read of it fails (or hangs) wherever it lies
+                kind = _file_type(target_mode)
+                return ReadResult(ReadStatus.NOT_REGULAR,
+                                  detail=f"symlink points outside the scanned tree to a {kind}; never opened",
+                                  file_type=kind)
             return ReadResult(
                 ReadStatus.SYMLINK_ESCAPE,
                 detail="symlink points outside the scanned tree; not followed",

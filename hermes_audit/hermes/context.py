@@ -753,11 +753,19 @@ class _Sim:
             e.status, e.reason = SKIPPED, "cannot stat the file; Hermes treats it as absent"
             return
         e.realpath = self.fs.realpath(e.path)
-        if root is not None and not is_relative_to(e.realpath, root):
+        escapes = root is not None and not is_relative_to(e.realpath, root)
+        if escapes and e.fs_type != "file":
+            # Hermes' read of a directory or special file fails (or hangs) wherever it lies: judged like one in
+            # the tree, from its type alone (it is never opened)
+            word = FILE_TYPE_WORDS.get(e.fs_type, e.fs_type)
+            e.read = ReadResult(ReadStatus.NOT_REGULAR, detail=f"resolves outside {root} to a {word}; never opened",
+                                file_type=word)
+        elif escapes:
             e.status, e.reason = UNPREDICTABLE, (f"resolves outside {root} (through a symlink); Hermes would follow it and "
                                                  "load the target, hermes-audit does not read it")
             return
-        e.read = self.fs.read(e.path, root)
+        else:
+            e.read = self.fs.read(e.path, root)
         rd = e.read
         if rd.status is ReadStatus.SYMLINK_ESCAPE:
             e.status, e.reason = UNPREDICTABLE, "symlink to a file outside the tree; Hermes would follow it and load the target, hermes-audit does not read it"
@@ -1584,7 +1592,7 @@ def loading_issues(report: ContextReport, ceiling: Optional[ContextReport] = Non
         span = _file_span(e)
         if e.status == HANG:
             out.append(LoadingIssue(R_HANG, e, 0, 0,
-                                    f"{e.display} is a {e.fs_type}: {p.label} opens it with a plain read_text() at session "
+                                    f"{e.display} is a {FILE_TYPE_WORDS.get(e.fs_type, e.fs_type)}: {p.label} opens it with a plain read_text() at session "
                                     "start and blocks forever; the agent never starts (a hostile repository can do this)"))
         elif e.status == UNPREDICTABLE and e.reached and "symlink" in e.reason:
             out.append(LoadingIssue(R_ESCAPE, e, 0, 0,
