@@ -1024,7 +1024,14 @@ def detect_distribution_manifest(text: str, params: dict) -> Iterator:
         if read.error:
             msg = " ".join(read.error.split())
             key = next((k for k in ("env_requires", "distribution_owned", "name") if k in msg), "")
-            span = _locate(text, key) if key else (0, min(len(text.split("\n", 1)[0]), 200))
+            if read.error_offset is not None and text:
+                # a YAML error: point at where PyYAML stopped (its line and column are also in the message)
+                at = min(read.error_offset, len(text) - 1)
+                span = (at, at + 1)
+            elif key:
+                span = _locate(text, key)
+            else:
+                span = (0, min(len(text.split("\n", 1)[0]), 200))
             if read.error_kind == "limit" and read.hermes_effect:
                 msg += f"; {read.hermes_effect}"
             yield _hit(span, {"message": (f"Hermes refuses to install it: {msg}" if read.error_kind == "hermes"

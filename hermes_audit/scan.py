@@ -212,19 +212,32 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
     seen: set[str] = set()
     for raw in paths:
         p = Path(raw)
-        if p.is_dir() and not p.is_symlink():
+        if p.is_symlink() and p.is_dir():
+            notes.append(f"{_display(p, base) or raw} is a symbolic link to a directory; hermes-audit does not "
+                         "follow it (a hostile repository could point it anywhere): scan its target instead")
+            continue
+        if p.is_dir():
             res = discover(p, base=base, use_git=options.use_git)
             notes.extend(res.notes)
             if not res.candidates and empty_dirs is not None:
                 empty_dirs.append(_display(p, base) or ".")
             root = p.resolve()
             exclude = _exclude_for(_display(p, base), options.exclude)
+            excluded = 0
             for c in res.candidates:
-                if c.display in seen or _excluded(c.display, exclude):
+                if c.display in seen:
+                    continue
+                if _excluded(c.display, exclude):
+                    excluded += 1
                     continue
                 seen.add(c.display)
                 kind = options.kind or c.kind
                 docs.append(_read_document(c.abs_path, c.display, kind, root, options.max_bytes, errors))
+            if excluded and excluded == len(res.candidates):
+                which = "the only file" if excluded == 1 else f"all {excluded} files"
+                notes.append(f"{which} Hermes loads under {_display(p, base) or '.'} "
+                             f"match{'es' if excluded == 1 else ''} the configured `exclude` patterns "
+                             f"({', '.join(options.exclude)}); nothing there was scanned")
         else:
             display = _display(p, base)
             if display in seen:

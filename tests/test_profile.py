@@ -492,3 +492,18 @@ def test_alias_bomb_text_report_says_what_hermes_would_do(tmp_path):
     assert "refuses to install it" not in r.output
     assert "What Hermes latest would do: Hermes parses it with yaml.safe_load" in r.output
     assert "hangs or runs out of memory" in r.output
+
+
+@pytest.mark.parametrize("text,line,column", [
+    ("name: x\nversion: 1\nenv_requires:\n\t- A\n", 4, 1),  # a tab where YAML wants indentation
+    ("name: x\ndescription: [a, b\n", 2, 14),  # never closed: the error is at the end, the finding at its start
+    ("name: x\n  bad: : y\n", 2, 6),
+])
+def test_invalid_manifest_finding_points_at_the_yaml_error(tmp_path, text, line, column):
+    """HA753 for a YAML error sits where PyYAML stopped (the line and column its message names), not at 1:1."""
+    root = write_tree(tmp_path / "y", {"distribution.yaml": text})
+    rep = audit_distribution(root, ProfileOptions())
+    f = next(f for f in rep.findings if f.rule_id == "HA753")
+    assert "Failed to parse distribution.yaml" in f.message
+    assert (f.start.line, f.start.column) == (line, column)
+    assert f"line {line}, column {column}" in f.message

@@ -306,6 +306,8 @@ class ManifestRead:
     data: Any = None
     hermes_effect: str = ""
     bomb: str = ""
+    #: where PyYAML stopped, as a 0-based code-point offset into the manifest text (a YAML error only)
+    error_offset: Optional[int] = None
 
 
 def yaml_error_text(exc: Exception) -> str:
@@ -321,6 +323,20 @@ def yaml_error_text(exc: Exception) -> str:
         if parts:
             return ": ".join(" ".join(p.split()) for p in parts)
     return " ".join(str(exc).split())
+
+
+def yaml_error_offset(exc: Exception) -> Optional[int]:
+    """The 0-based code-point offset PyYAML gives for ``exc``, or ``None`` when the error carries no position.
+
+    The problem mark, unless it sits at the end of the stream (an unclosed construct), where the context
+    mark (the construct's start) is the more useful place to point at."""
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return None
+    marks = [m for m in (exc.problem_mark, exc.context_mark) if m is not None and getattr(m, "index", None) is not None]
+    if not marks:
+        return None
+    inside = [m for m in marks if m.buffer is None or m.index < len(m.buffer.rstrip("\0"))]
+    return int((inside or marks)[0].index)
 
 
 def parse_manifest_text(text: str, display_path: str) -> ManifestRead:
@@ -344,7 +360,8 @@ def parse_manifest_text(text: str, display_path: str) -> ManifestRead:
         read.hermes_effect = effect
         return read
     except yaml.YAMLError as exc:
-        return ManifestRead(error=f"Failed to parse {display_path}: {yaml_error_text(exc)}", error_kind="hermes")
+        return ManifestRead(error=f"Failed to parse {display_path}: {yaml_error_text(exc)}", error_kind="hermes",
+                            error_offset=yaml_error_offset(exc))
     return parse_manifest_data(data)
 
 
