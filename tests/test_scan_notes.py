@@ -124,3 +124,14 @@ def test_symlink_to_a_directory_is_not_followed_and_gets_a_note(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert "sub is a symbolic link to a directory; hermes-audit does not follow it" in p.stdout
     assert "Found 0 findings in 0 files" in p.stdout
+
+
+def test_finding_on_a_file_without_text_shows_no_empty_source_excerpt(tmp_path):
+    """HA606 on a file that is not UTF-8: the message names the byte offset; no blank excerpt and caret."""
+    (tmp_path / "AGENTS.md").write_bytes(b"hello \xff\xfe world\n")
+    p = run_proc(["scan", "--no-git", "AGENTS.md"], tmp_path)
+    lines = p.stdout.splitlines()
+    head = next(i for i, ln in enumerate(lines) if "HA606" in ln)
+    assert "first bad byte at offset 6" in lines[head]
+    assert lines[head + 1].startswith("  = fix:"), lines[head:head + 3]
+    assert not any(ln.strip() in ("|", "1 |", "| ^") for ln in lines)

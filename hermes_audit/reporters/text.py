@@ -35,7 +35,10 @@ def _style(s: str, color: Optional[str], enabled: bool, bold: bool = False) -> s
 
 
 def _source_excerpt(text: str, f: Finding) -> list[str]:
-    """The finding's first line, windowed around the match, with a caret line."""
+    """The finding's first line, windowed around the match, with a caret line; nothing when the document has
+    no text (an undecodable, unreadable or empty file: the message says why)."""
+    if not text:
+        return []
     lines = text.split("\n")
     if not (1 <= f.start.line <= len(lines)):
         return []
