@@ -334,6 +334,8 @@ def _disable_engine_shortcuts(monkeypatch):
     real_deobfuscate = deob.deobfuscate
     monkeypatch.setattr(deob, "deobfuscate", lambda text, nfkc_view=None: real_deobfuscate(text))
     monkeypatch.setattr(deob, "_letter_spaced_matches", lambda text: deob._LETTER_SPACED.finditer(text))
+    monkeypatch.setattr(deob, "_non_ascii_words", lambda text: ((m.start(), m.group(0)) for m in deob._WORD.finditer(text)
+                                                                 if not m.group(0).isascii()))
     monkeypatch.setattr(payloads, "_RUNS", re.compile(r"(?s).+"))
     protos = deob.confusable_prototypes()
     monkeypatch.setattr(deob, "confusable_prototypes", lambda: _NoDisjointKeys(protos))
@@ -1215,3 +1217,343 @@ def test_other_keyword_at_the_exact_reach_is_kept():
             text = _FILLER * 3 + "System" + sep + "GUIDANCE" + _FILLER + "system" + sep + "guidance."
             got = _spans(iter_matches(pat, text))
             assert got == _spans(pat.finditer(text)) and len(got) == (2 if len(sep) <= 4 else 0), (mod, sep)
+
+
+def test_cached_narrowing_records_equal_derived(cat, tmp_path, monkeypatch):
+    """Issue 8: the narrowing a catalog loaded from its cache uses (records written by ``_write_cache``, read
+    back through ``marshal``) is what :func:`narrowing_record` derives from each engine pattern's text, and a
+    narrowing built from such a record has the same width, clauses and helper patterns as a derived one."""
+    import marshal
+
+    from hermes_audit.engine import prefilter
+    from hermes_audit.engine.catalog import _CACHE, default_rules_dir
+
+    patterns = [materialize(c) for r in [*cat.parity.rules, cat.parity.invisible_rule, *cat.rules]
+                for c in r.compiled]
+    table = marshal.loads(marshal.dumps(prefilter.export_narrowing((c.pattern, int(c.flags)) for c in patterns)))
+    with_run = with_width = 0
+    for c in patterns:
+        derived = prefilter.narrowing_record(c.pattern, int(c.flags))
+        assert prefilter._decode_narrowing(table[f"{int(c.flags)}\x00{c.pattern}"]) == derived, c.pattern
+        with_run += derived[2] is not None
+        with_width += derived[0] is not None
+    assert with_run >= 1 and with_width >= 5
+    # a real cache round trip: a fresh process state loading the written entry seeds the same records
+    monkeypatch.setenv("HERMES_AUDIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("HERMES_AUDIT_NO_CACHE", raising=False)
+    monkeypatch.setattr(prefilter, "_NARROWING_RECORDS", {})
+    monkeypatch.setattr(prefilter, "_NARROWING", {})
+    key = str(default_rules_dir().resolve())
+    monkeypatch.delitem(_CACHE, key, raising=False)
+    load_catalog()  # writes the entry
+    _CACHE.pop(key, None)
+    prefilter._NARROWING_RECORDS.clear()
+    load_catalog()  # reads it back
+    assert prefilter._NARROWING_RECORDS == {k: tuple(v) if isinstance(v, tuple) else v for k, v in table.items()}
+    for c in patterns:
+        if prefilter.narrowing_record(c.pattern, int(c.flags))[2] is None:
+            continue
+        fresh = prefilter.narrowing(c)
+        prefilter._NARROWING.clear()
+        saved = dict(prefilter._NARROWING_RECORDS)
+        prefilter._NARROWING_RECORDS.clear()
+        derived = prefilter.narrowing(c)
+        prefilter._NARROWING_RECORDS.update(saved)
+        prefilter._NARROWING.clear()
+        assert (fresh.width, fresh.clauses) == (derived.width, derived.clauses)
+        for a in ("run", "behind", "inner"):
+            x, y = getattr(fresh, a), getattr(derived, a)
+            assert (x is None) == (y is None) and (x is None or (x.pattern, x.flags) == (y.pattern, y.flags))
+
+
+def test_malformed_narrowing_record_is_derived_again():
+    """A cache record of the wrong shape is ignored (the narrowing is derived from the pattern instead)."""
+    from hermes_audit.engine import prefilter
+
+    pat = regex.compile(r"(?<![\w.])[\w.-]{0,40}password\s*=")
+    key = f"{int(pat.flags)}\x00{pat.pattern}"
+    want = prefilter.narrowing_record(pat.pattern, int(pat.flags))
+    assert want[2] is not None
+    for bad in ((1, 2), ("w", [], None, None, None), (None, [[1]], None, None, None), (None, [], 3, None, None),
+                (None, [], "a", "b", None)):
+        assert prefilter._decode_narrowing(bad) is None
+    prefilter._NARROWING.pop((pat.pattern, int(pat.flags), type(pat)), None)
+    prefilter.preload_narrowing({key: (None, [], None, None, None)})  # well-formed but wrong: used as given
+    try:
+        assert prefilter.narrowing(pat).run is None
+        prefilter._NARROWING.pop((pat.pattern, int(pat.flags), type(pat)), None)
+        prefilter.preload_narrowing({key: ("bad",)})
+        assert prefilter.narrowing(pat).run is not None  # malformed: derived again
+    finally:
+        prefilter._NARROWING_RECORDS.pop(key, None)
+        prefilter._NARROWING.pop((pat.pattern, int(pat.flags), type(pat)), None)
+
+
+# --- Hermes patterns decided by a boolean split (threats.boolean_split) ------------------------------
+
+_SPLIT_PIECES = ["c2", "C2", "xc2", "server", "SERVER", "channel", "beacon", "infrastructure", "servers",
+                 "include", "INCLUDE", "output", "print", "share", "\u017fhare", "conversation", "chat", "history",
+                 "previous", "messages", "full", "entire", "context", "word", "w1", "update", "modify", "edit",
+                 "write", "change", "append", "add", "to", "AGENTS.md", "agents.md", "CLAUDE.md", ".cursorrules",
+                 ".clinerules", "\u212agents.md", "x", "_", "-", ".", " ", " ", "  ", "\t", "\n", "\u3000", "\x1c",
+                 "\u00a0", "\u2028", "curl", "CURL", "wget", "$", "${", "API", "KEY", "tokens", "Secret", "PASSWORDS",
+                 "credential", "9"]
+
+
+def _split_patterns():
+    from hermes_audit.hermes.threats import _HERMES_SPLIT_SOURCES
+
+    cat = load_catalog()
+    out = []
+    for r in cat.parity.rules:
+        for version in ("0.19", "latest"):
+            pat = r.version_compiled[version]
+            if materialize(pat).pattern in _HERMES_SPLIT_SOURCES:
+                out.append((r.hermes_id, version, materialize(pat)))
+    return out
+
+
+def test_boolean_splits_cover_the_catalog_patterns_they_name():
+    from hermes_audit.hermes.threats import _HERMES_SPLIT_SOURCES, boolean_split
+
+    found = _split_patterns()
+    assert {p.pattern for _i, _v, p in found} == set(_HERMES_SPLIT_SOURCES)  # no stale entry: each names a catalog pattern
+    for _hid, _v, pat in found:
+        assert pat.flags & re.IGNORECASE and boolean_split(pat) is not None
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_boolean_split_decides_like_re_search(data):
+    """``any(part.search(t))`` equals ``re.search(Hermes' pattern, t, re.IGNORECASE)`` on texts built from the
+    patterns' words, case variants, look-alikes (``ſ``, ``K``) and every kind of whitespace."""
+    from hermes_audit.hermes.threats import boolean_split
+
+    hid, _version, pat = data.draw(st.sampled_from(_split_patterns()))
+    focus = [w for w in _SPLIT_PIECES if w.strip() and w.lower() in pat.pattern.lower()] + [" ", "\n", "\t"]
+    parts = data.draw(st.lists(st.sampled_from(_SPLIT_PIECES) | st.sampled_from(focus), max_size=30))
+    text = "".join(parts)
+    original = re.compile(pat.pattern, re.IGNORECASE)
+    split = boolean_split(pat)
+    assert any(p.search(text) for p in split) == (original.search(text) is not None), (hid, text)
+
+
+@pytest.mark.parametrize("gap", [2046, 2047, 2048, 2049])
+def test_boolean_split_keeps_the_gap_limit(gap):
+    """agent_config_mod, exfil_curl and exfil_wget allow 2,048 characters between the verb's whitespace and
+    the file name or variable."""
+    from hermes_audit.hermes.threats import boolean_split
+
+    seen = 0
+    for _hid, _v, pat in _split_patterns():
+        if "2048" not in pat.pattern:
+            continue
+        target = "AGENTS.md" if "AGENTS" in pat.pattern else "$API_KEY"
+        for verb in ("update", "add  to", "APPEND", "curl", "Wget"):
+            for sp in (" ", " \n ", "\t"):
+                text = ("x " * 40) + verb + sp + "y" * gap + target
+                want = re.search(pat.pattern, text, re.IGNORECASE) is not None
+                assert any(p.search(text) for p in boolean_split(pat)) == want, (verb, sp, gap)
+                seen += want
+    assert seen > 0 if gap <= 2048 else seen == 0
+
+
+def test_boolean_split_scanner_equals_reference_on_dense_keywords():
+    """Many keyword occurrences (more than the anchored path takes) with and without a real match late in the
+    text: :meth:`ThreatScanner.scan`/``locate`` equal the pattern-by-pattern reference."""
+    for version in ("0.19", "latest"):
+        scanner = ThreatScanner(load_catalog().parity, version)
+        for body in ("c2serverc2channel", "c2 c2\tserverX ", "include" + " w" * 9 + " conversation ",
+                     "updateAGENTS.md", "add to\n" + "z" * 30, "share w w chat  history "):
+            for tail in ("", " c2  beacon.", " print a b c d e f g h full\ncontext", " edit " + "q" * 2000 + "CLAUDE.md"):
+                text = body * 200 + tail
+                for scope in ("context", "strict"):
+                    assert scanner.scan(text, scope) == scanner.scan_reference(text, scope), (body, tail)
+                    got = [(h.pattern_id, h.start, h.end) for h in scanner.locate(text, scope)]
+                    assert got == _reference_locate(scanner, text, scope), (body, tail)
+
+
+def test_boolean_split_decides_like_re_search_on_every_arrangement():
+    """Every combination of what may precede the verb, the verb, the whitespace after it, zero to nine words,
+    the target and what follows it (the word-count limit and ``\\b`` edges at both ends)."""
+    import itertools
+
+    from hermes_audit.hermes.threats import boolean_split
+
+    verbs = ["c2", "C2", "include", "Share", "print", "update", "EDIT", "add to", "add\t\tto", "addto", "\u017fhare",
+             "curl", "WGET", "xcurl"]
+    targets = ["server", "Beacon", "infrastructure", "conversation", "chat  history", "full\ncontext", "AGENTS.md",
+               ".clinerules", "\u212aGENTS.md", "$API_KEY", "${TOKEN}", "$xSECRETS", "$PASSWORDx", "$ CREDENTIAL"]
+    checked = matched = 0
+    for _hid, _v, pat in _split_patterns():
+        original = re.compile(pat.pattern, re.IGNORECASE)
+        split = boolean_split(pat)
+        for pre, verb, ws, k, target, post in itertools.product(
+                ["", "x", " ", "_", "\u00e9"], verbs, [" ", "\t\n", "\u3000", "", "-"], [0, 1, 8, 9], targets,
+                ["", "s", " ", "."]):
+            text = pre + verb + ws + "w1 " * k + target + post
+            want = original.search(text) is not None
+            assert any(p.search(text) for p in split) == want, (pat.pattern, text)
+            checked += 1
+            matched += want
+    assert checked > 10_000 and matched > 1_000
+
+
+# --- dense keywords: look-behind starts, word starts in one scan (issue 8, worst case) ---------------
+
+_DENSE_SHAPES = [
+    r"""(?<![\w.:/-])(?=["']?[\w.-]{1,60}+["']?[ \t]{0,4}[=:])["']?[\w.-]{0,40}?(?:password|token|access[_-]?key)["']?[ \t]{0,4}[:=][ \t]*\w{4,}""",
+    r"""(?<![\w.])["']?[\w.-]{0,12}?(?:secret|key)\s*=\s*\S+""",
+    r"""(?<!not\s)\b(?:add|append)\b[^\n]{0,20}\bto\b""",
+    r"""(?<![\w-])(?=\w)\b(?:curl|wget)\b[^\n]{0,10}@""",
+]
+_DENSE_ALPHABET = ["access-key", "access_key", "password", "token", "secret", "key", "add", "append", "curl", "wget",
+                   "to", ":", "=", " ", "'", '"', "/", ".", "-", "_", "x", "9", "\n", "@", "\u212a", "\u017f", "\u00e9",
+                   "PASSWORD", "Add", "not "]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape=st.sampled_from(_DENSE_SHAPES), engine=st.sampled_from(["re", "regex"]),
+       unit=st.lists(st.sampled_from(_DENSE_ALPHABET), min_size=1, max_size=8), tail=st.lists(st.sampled_from(_DENSE_ALPHABET), max_size=20))
+def test_dense_keywords_equal_finditer(shape, engine, unit, tail):
+    """Keywords repeated with few or no spaces (more occurrences than the anchored loop examines): the starts
+    after the look-behind's class, the word starts found in one scan and the early ``finditer`` give the matches
+    ``finditer`` gives."""
+    mod = re if engine == "re" else regex
+    pat = mod.compile(shape, mod.IGNORECASE)
+    text = "".join(unit) * (3000 // len("".join(unit)) + 1) + "".join(tail) + " secret = abc123 add it to x curl -d @f"
+    assert _spans(iter_matches(pat, text)) == _spans(pat.finditer(text)), (shape, engine, text[:60])
+
+
+def test_dense_identifier_run_takes_the_look_behind_starts():
+    """``access-key:access-key:...`` has no character outside the look-behind's class: no start but 0 is tried."""
+    from hermes_audit.engine.prefilter import _behind_starts, _many_occurrences, narrowing
+
+    pat = regex.compile(_DENSE_SHAPES[0], regex.IGNORECASE)
+    text = "access-key:" * 5000
+    index = LiteralIndex(text)
+    lead = analyse(pat.pattern, pat.flags)[1]
+    most = len(text) // 64 + 4
+    assert _many_occurrences(index, text, lead, False, most)
+    assert _behind_starts(narrowing(pat), text, most) == [0]
+    text2 = text + " password: hunter2hunter2 'token'=abcd1234"
+    starts = _behind_starts(narrowing(pat), text2, most)
+    assert starts[0] == 0 and all(p > len(text) for p in starts[1:]) and len(starts) == 7  # after each space, quote, =
+    assert _spans(iter_matches(pat, text2)) == _spans(pat.finditer(text2)) != []
+
+
+@SETTINGS
+@given(parts=st.lists(st.sampled_from(list("ab_9 .-\n") + ["add", "ADD", "\u212a", "\u017f", "\u00e9"]), max_size=120),
+       s=st.sampled_from(["add", "ab", "a", "aba", "b9", "a-b"]))
+def test_ascii_word_starts_equal_the_filtered_occurrences(parts, s):
+    from hermes_audit.engine.prefilter import _ASCII_WORD, _ascii_word_starts
+
+    text = "".join(parts)
+    folded = fold(text)
+    got = _ascii_word_starts(folded, s, text, 10 ** 9)
+    if not text.isascii() or s == "aba" or len(folded) != len(text):
+        assert got is None  # not exact there: the caller filters occurrence by occurrence
+        return
+    want = [i for i in range(len(folded)) if folded.startswith(s, i) and (i == 0 or text[i - 1] not in _ASCII_WORD)]
+    assert got == want
+    assert _ascii_word_starts(folded, s, text, max(len(want) - 1, 0)) == (None if want else [])  # past ``most``
+
+
+def test_a_leading_look_around_keeps_the_word_boundary_start():
+    from hermes_audit.engine.prefilter import starts_at_boundary
+
+    assert starts_at_boundary(r"(?<!not\s)\b(?:add|append)\b", re.I)
+    assert starts_at_boundary(r"(?=a)(?<!x)\badd", re.I)
+    assert not starts_at_boundary(r"(?<!not\s)(?:add|\bappend)", re.I)
+    pat = regex.compile(_DENSE_SHAPES[2], regex.I)
+    for glue in ("", "x", "_", "\u00e9", "not ", " "):
+        text = ("add" + glue + "to ") * 2000
+        assert _spans(iter_matches(pat, text)) == _spans(pat.finditer(text)), glue
+
+
+#: HA406's look-ahead (issue 8): an assignment operator follows the name's run, checked before the lazy name
+#: loop; implied by the rest of the pattern (the keyword ends the ``[\w.-]`` run, at most 1 + 40 + 13 characters).
+_HA406_LOOKAHEAD = r"""(?=["']?[\w.-]{1,60}+["']?[ \t]{0,4}[=:])"""
+_HA406_ALPHABET = ["password", "PASSWORD", "token", "NextToken", "client_secret", "api-key", "secret", "aws_secret_access_key",
+                   "db", "_", "-", ".", "x" * 20, "x" * 40, "a1b2c3d4e5", "hunter2hunter2", "=", ":", ":=", "=>", " ", "\t",
+                   "'", '"', "\n", "/", "$", "<", "example", "9", "\u212a", "\u00e9"]
+
+
+_q = st.sampled_from(["", "'", '"'])
+_HA406_ASSIGNMENT = st.tuples(
+    st.sampled_from(["", " ", "x", "/", ":", "'", "\n"]), _q,
+    st.lists(st.sampled_from(["db", "_", "-", ".", "x" * 9, "9", "\u00e9"]), max_size=8).map("".join),
+    st.sampled_from(["password", "Token", "NextToken", "client_secret", "api-key", "secretkey", "aws_secret_access_key"]),
+    _q, st.sampled_from(["", " ", "\t\t", "     "]), st.sampled_from(["=", ":", ":=", "=>", "-", ""]),
+    st.sampled_from(["", " ", "  "]), _q, st.sampled_from(["hunter2hunter2", "a1b2c3d4", "short1", "example12345", "$X1abcdefg"]),
+    _q, st.sampled_from(["", " ", ",", ";x", "\n"])).map("".join)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(parts=st.lists(st.sampled_from(_HA406_ALPHABET) | _HA406_ASSIGNMENT, max_size=12))
+def test_ha406_look_ahead_keeps_every_match(parts):
+    cat = load_catalog()
+    pat = materialize([r for r in cat.rules if r.code == "HA406"][0].compiled[0])
+    assert pat.pattern.count(_HA406_LOOKAHEAD) == 1
+    without = regex.compile(pat.pattern.replace(_HA406_LOOKAHEAD, ""), pat.flags)
+    text = "".join(parts)
+    for t in (text, "x = " + text + " ;", text + "=" + text):
+        assert _spans(pat.finditer(t)) == _spans(without.finditer(t)), t
+        assert _spans(iter_matches(pat, t)) == _spans(without.finditer(t)), t
+
+
+# --- shared keyword occurrences, look-alike words (issue 8, full-audit throughput) ------------------
+
+def _all_occurrences(text: str, s: str) -> list:
+    return [i for i in range(len(text) - len(s) + 1) if text.startswith(s, i)]
+
+
+@SETTINGS
+@given(st.text(alphabet=st.sampled_from(list("ab \n_-.") + ["\u212a", "\u0130", "é"]), max_size=200),
+       st.lists(st.text(alphabet=st.sampled_from(list("ab _.k")), min_size=1, max_size=3), min_size=1, max_size=5),
+       st.lists(st.integers(0, 40), min_size=1, max_size=4), st.integers(1, 30))
+def test_keyword_occurrences_equal_every_position(text, keywords, limits, repeat):
+    """``LiteralIndex.occurrences(s, most)`` lists every (overlapping) position of ``s`` in the folded text, or
+    its first ones when there are more than ``most`` (then more than ``most``), whatever the order of calls with
+    different limits (the cached list is extended); ``word_starts`` drops exactly the positions after an ASCII
+    word character of the text, or gives the first unfiltered ones (more than ``most``) when the occurrences
+    are too many to filter."""
+    from hermes_audit.engine.prefilter import _ASCII_WORD
+
+    big = text * repeat
+    idx = LiteralIndex(big)
+    folded = fold(big)
+    for s in keywords:
+        s = fold(s)
+        every = _all_occurrences(folded, s)
+        for most in limits:
+            got = idx.occurrences(s, most)
+            assert got == every or (len(got) > most and got == every[:len(got)]), (s, most)
+            starts = idx.word_starts(s, big, most)
+            filtered = [i for i in every if i == 0 or big[i - 1] not in _ASCII_WORD]
+            assert starts == filtered or (len(starts) > most and starts == every[:len(starts)]), (s, most)
+            if len(every) <= most:
+                assert starts == filtered, (s, most)
+
+
+_LOOKALIKE_ALPHABET = (list("ab Z9_-.\n") + ["\u0430", "\u0456", "\u043e", "\u0301", "\u0663", "\u4e2d", "\U0001f600",
+                                              "\u200d", "\u00e9", "\u00b2", "\u3001", "\u03bf"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_LOOKALIKE_ALPHABET), max_size=60).map("".join))
+def test_non_ascii_words_equal_filtered_word_search(text):
+    """The words look-alike folding examines (found from their non-ASCII characters) are exactly the words of
+    ``_WORD.finditer`` that hold a non-ASCII character: Cyrillic, combining marks, non-ASCII digits, CJK next to
+    ASCII letters and digits, and non-word characters (emoji, joiners, ideographic comma) between them."""
+    from hermes_audit.engine import deobfuscate as deob
+
+    want = [(m.start(), m.group(0)) for m in deob._WORD.finditer(text) if not m.group(0).isascii()]
+    assert list(deob._non_ascii_words(text)) == want
+
+
+def test_ascii_members_of_the_word_class_are_letters_and_digits():
+    """``_non_ascii_words`` extends a word back over ``[A-Za-z0-9]`` only: the ASCII characters of ``_WORD``."""
+    from hermes_audit.engine import deobfuscate as deob
+
+    assert {chr(i) for i in range(128) if deob._WORD.fullmatch(chr(i))} == set(deob._ASCII_ALNUM)

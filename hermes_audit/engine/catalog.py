@@ -462,7 +462,7 @@ def _load_audit_file(path: Path, data: Any = None) -> list[Rule]:
 _CACHE: dict[str, Catalog] = {}
 
 #: Shape of the on-disk catalog cache; part of its key.
-_CACHE_FORMAT = 3
+_CACHE_FORMAT = 4
 #: Fields of :class:`Rule` stored in the cache as they are (``severity``/``confidence`` by name; the compiled
 #: patterns are rebuilt lazily from ``patterns``/``version_patterns``).
 _RULE_FIELDS = ("code", "name", "family", "title", "message", "help", "kinds", "source", "fix", "references",
@@ -536,7 +536,7 @@ def _write_cache(key: str, cat: "Catalog") -> None:
     """Store the validated catalog as plain data (:mod:`hermes_audit.datacache`; silently skipped when a
     rule holds a value :mod:`marshal` cannot write, e.g. a YAML date in detector parameters)."""
     from hermes_audit import datacache
-    from hermes_audit.engine.prefilter import export_analysis
+    from hermes_audit.engine.prefilter import export_analysis, export_narrowing
     from hermes_audit.engine.regex_code import compile_and_capture, re_compile_and_capture
 
     pats = [(p, int(re.IGNORECASE)) for r in cat.parity.rules for p in r.version_patterns.values()]
@@ -571,6 +571,11 @@ def _write_cache(key: str, cat: "Catalog") -> None:
             tail = tail_pattern(p, compiled.flags)
             tails[f"{int(compiled.flags)}\x00{p}"] = (
                 None if tail is None else (tail.pattern, re_compile_and_capture(tail.pattern, compiled.flags)[1]))
+    # what the engine's candidate-start narrowing derives from each pattern's text (keyed by the compiled
+    # pattern's own flags, as prefilter.narrowing looks it up)
+    engine_pats = [materialize(c) for r in [*cat.parity.rules, cat.parity.invisible_rule, *cat.rules]
+                   for c in r.compiled]
+    narrowing = export_narrowing((c.pattern, int(c.flags)) for c in engine_pats)
     par = cat.parity
     parity_rec = ({v: (c.max_scan_chars, tuple(sorted(c.invisible_chars))) for v, c in par.versions.items()},
                   [_rule_record(r) for r in par.rules], _rule_record(par.invisible_rule))
@@ -585,7 +590,8 @@ def _write_cache(key: str, cat: "Catalog") -> None:
     datacache.write("catalog", key, {"format": _CACHE_FORMAT, "files": list(cat.files), "parity": parity_rec,
                                      "rules": [_rule_record(r) for r in cat.rules],
                                      "prefilters": export_analysis(pats), "regex_code": codes,
-                                     "re_code": re_codes, "tails": tails})
+                                     "re_code": re_codes, "tails": tails,
+                                     "narrowing": narrowing})
 
 
 def _from_cache(cached: Any) -> Optional["Catalog"]:
@@ -598,15 +604,16 @@ def _from_cache(cached: Any) -> Optional["Catalog"]:
         parity = _parity_from_record(cached["parity"], codes, cached["re_code"])
         rules = [_rule_from_record(rec, codes) for rec in cached["rules"]]
         cat = Catalog(rules, parity, list(cached["files"]))
-        prefilters, tails = cached["prefilters"], cached["tails"]
-        if not (isinstance(codes, dict) and isinstance(prefilters, dict) and isinstance(tails, dict)):
+        prefilters, tails, narrowing = cached["prefilters"], cached["tails"], cached["narrowing"]
+        if not all(isinstance(x, dict) for x in (codes, prefilters, tails, narrowing)):
             return None
     except Exception:  # any surprise in the entry: load from YAML instead
         return None
-    from hermes_audit.engine.prefilter import preload_analysis
+    from hermes_audit.engine.prefilter import preload_analysis, preload_narrowing
     from hermes_audit.engine.regex_code import remember, remember_tails
 
     preload_analysis(prefilters)
+    preload_narrowing(narrowing)
     remember(codes)
     remember_tails(tails)
     return cat
@@ -624,7 +631,9 @@ def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
     ``regex`` and PyYAML versions (:func:`_cache_key`). With a cache hit the
     YAML is not parsed and, since the same bytes validated with the same code
     when the entry was written, the rules are not validated again; the
-    patterns' keyword prefilters are not derived again, and each pattern
+    patterns' keyword prefilters and candidate-start narrowing
+    (:func:`hermes_audit.engine.prefilter.narrowing_record`) are not derived
+    again, and each pattern
     (``regex`` for audit rules, ``re`` for Hermes' own) is built from its
     recorded op-codes the first time a text passes its prefilter
     (:class:`LazyPattern`). An entry that does not load is a miss.

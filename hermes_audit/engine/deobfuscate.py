@@ -60,6 +60,8 @@ _STEP1_TRIGGER = compile_builtin(
 _NON_ASCII = compile_builtin(r"[^\x00-\x7f]")
 _BLANK_LETTER = compile_builtin("[" + "".join(sorted(uc.BLANK_LETTERS)) + "]")
 _WORD = compile_builtin(r"[\p{L}\p{M}\p{Nd}]+")
+#: One non-ASCII character of ``_WORD``'s class (issue 8: where a word with a non-ASCII character starts).
+_NON_ASCII_WORD_CHAR = compile_builtin(r"(?V1)[[\p{L}\p{M}\p{Nd}]--[\x00-\x7f]]")
 _LETTER_SPACED = compile_builtin(r"(?<![\p{L}\p{Nd}])\p{L}(?P<sep>[ .\-_*\u00b7\u2022|/+~])\p{L}(?:(?P=sep)\p{L}){1,200}(?![\p{L}\p{Nd}])")
 
 
@@ -153,6 +155,36 @@ def _is_ascii_letter(ch: str) -> bool:
     return ("a" <= ch <= "z") or ("A" <= ch <= "Z")
 
 
+_ASCII_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+
+def _non_ascii_words(text: str):
+    """``(start, word)`` of each ``_WORD`` match of ``text`` holding a non-ASCII character, in order.
+
+    The same words as filtering ``_WORD.finditer(text)`` (issue 8: without visiting the ASCII words). The
+    ASCII members of ``_WORD``'s class are exactly ``[A-Za-z0-9]``, so a word's first non-ASCII character
+    is found by searching for one, and the word extends back over ASCII letters and digits only. Each search
+    skips non-word characters (emoji, CJK punctuation) in one step, so the cost is per word, as before.
+    """
+    search = _NON_ASCII_WORD_CHAR.search
+    word_at = _WORD.match
+    pos = 0
+    while True:
+        m = search(text, pos)
+        if m is None:
+            return
+        p = m.start()
+        w = word_at(text, p)
+        if w is None:  # defensive: the character found is one of the word class
+            pos = p + 1
+            continue
+        start = p
+        while start > pos and text[start - 1] in _ASCII_ALNUM:
+            start -= 1
+        pos = w.end()
+        yield start, text[start:pos]
+
+
 def fold_confusables(text: str) -> MappedText:
     """Step 3: TR39 look-alike letters replaced by their Latin prototypes, in Latin context only.
 
@@ -181,19 +213,16 @@ def fold_confusables(text: str) -> MappedText:
             line_cache[start] = hit
         return hit
 
-    for m in _WORD.finditer(text):
-        word = m.group(0)
-        if word.isascii():
-            continue
+    for start, word in _non_ascii_words(text):
         conf = [(i, protos[c]) for i, c in enumerate(word) if c in protos]
         if not conf:
             continue
         has_ascii = any(_is_ascii_letter(c) for c in word)
         letters = [c for c in word if c.isalpha()]
         all_conf = bool(letters) and all(c in protos or _is_ascii_letter(c) for c in letters)
-        if has_ascii or (all_conf and latin_line(m.start())):
+        if has_ascii or (all_conf and latin_line(start)):
             for i, p in conf:
-                replace_at[m.start() + i] = p
+                replace_at[start + i] = p
     if not replace_at:
         return MappedText(text, text)
     return MappedText.from_edits(text, sorted(replace_at.items()))

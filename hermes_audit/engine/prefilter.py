@@ -35,6 +35,8 @@ Sizes are in characters (code points).
 from __future__ import annotations
 
 import re
+import sys
+import time
 from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Iterable, Optional
@@ -487,19 +489,43 @@ def bounded_anchor(pattern: str, flags: int = 0) -> Optional[tuple[frozenset[str
 # --- many literals against one text ---------------------------------------------------------------
 
 #: Texts shorter than this (characters) are searched directly; longer ones get a word index.
-DIRECT_SEARCH_CHARS = 8_192
+DIRECT_SEARCH_CHARS = 1_024  # issue 8: measured on the 5 MB tree, the index pays for itself above ~1,000
 #: Whitespace-separated tokens longer than this are kept whole instead of indexed by 4-grams.
 MAX_INDEXED_TOKEN = 64
-_LITERAL_INFO: dict[str, tuple[bool, bool, tuple[str, ...]]] = {}
+_LITERAL_INFO: dict[str, tuple[bool, bool, tuple[str, ...], Optional[tuple[int, ...]]]] = {}
 
 
-def _literal_info(s: str) -> tuple[bool, bool, tuple[str, ...]]:
-    """``(is ASCII, contains whitespace, distinct 4-grams)`` of a literal (cached)."""
+def _literal_info(s: str) -> tuple[bool, bool, tuple[str, ...], Optional[tuple[int, ...]]]:
+    """``(is ASCII, contains whitespace, distinct 4-grams, the same as :func:`_int_grams` numbers or None
+    when ``s`` is not ASCII)`` of a literal (cached)."""
     info = _LITERAL_INFO.get(s)
     if info is None:
         grams = tuple(dict.fromkeys(s[i:i + 4] for i in range(len(s) - 3)))
-        info = _LITERAL_INFO[s] = (s.isascii(), any(c.isspace() for c in s), grams)
+        numbers = tuple(int.from_bytes(g.encode("ascii"), sys.byteorder) for g in grams) if s.isascii() else None
+        info = _LITERAL_INFO[s] = (s.isascii(), any(c.isspace() for c in s), grams, numbers)
     return info
+
+
+#: 32-bit ``I`` items (every mainstream platform): ASCII blobs' 4-grams are kept as numbers.
+_INT_GRAMS = memoryview(bytes(4)).cast("I").itemsize == 4
+
+
+def _int_grams(blob: str) -> set:
+    """The 4-character pieces of an ASCII ``blob``, each as the native-order 32-bit number of its four bytes.
+
+    Four views of the bytes as 32-bit items, starting at offsets 0 to 3, hold every piece once per
+    position (issue 8: a third cheaper than a set of 4-character strings)."""
+    data = memoryview(blob.encode("ascii"))
+    out: set = set()
+    n = len(data)
+    for k in range(4):
+        m = (n - k) // 4
+        if m > 0:
+            out.update(data[k:k + 4 * m].cast("I"))
+    return out
+
+
+_NO_OCCURRENCES: list = []
 
 
 class LiteralIndex:
@@ -514,7 +540,8 @@ class LiteralIndex:
     their 4-grams, bounded by the text size.
     """
 
-    __slots__ = ("folded", "_memo", "_ascii", "_chars", "_grams", "_blob", "_long", "_tokens")
+    __slots__ = ("folded", "_memo", "_ascii", "_chars", "_grams", "_blob", "_long", "_tokens", "_occ", "_starts",
+                 "_numbers")
 
     def __init__(self, text: str, folded: Optional[str] = None) -> None:
         self.folded = fold(text) if folded is None else folded
@@ -525,18 +552,25 @@ class LiteralIndex:
         self._blob = ""
         self._long = ""
         self._tokens: frozenset = frozenset()
+        self._occ: dict[str, list] = {}
+        self._starts: dict[str, list] = {}
+        self._numbers = False  # _grams holds _int_grams numbers (an ASCII blob) rather than strings
 
     def _build(self) -> None:
         tokens = set(self.folded.split())
-        longs = [t for t in tokens if len(t) > MAX_INDEXED_TOKEN]
-        if longs:
+        if tokens and max(map(len, tokens)) > MAX_INDEXED_TOKEN:
+            longs = [t for t in tokens if len(t) > MAX_INDEXED_TOKEN]
             tokens.difference_update(longs)
+            self._long = "\n".join(longs)
         blob = self._blob = "\n".join(tokens)
         # 4-grams of the joined tokens: those spanning a "\n" hold whitespace, which no looked-up 4-gram does
         # (``zip`` of four shifted copies builds the same set as slicing at every position, 20% faster: issue 8)
-        self._grams = set(map("".join, zip(blob, blob[1:], blob[2:], blob[3:])))
-        self._tokens = frozenset(tokens)
-        self._long = "\n".join(longs)
+        if _INT_GRAMS and blob.isascii():
+            self._grams = _int_grams(blob)
+            self._numbers = True
+        else:
+            self._grams = set(map("".join, zip(blob, blob[1:], blob[2:], blob[3:])))
+        self._tokens = tokens  # type: ignore[assignment]
 
     def prepare(self) -> None:
         """Build now the parts shared by every look-up (character set, tokens, 4-grams), which
@@ -555,7 +589,7 @@ class LiteralIndex:
 
     def _compute(self, s: str) -> bool:
         f = self.folded
-        is_ascii, has_space, grams = _LITERAL_INFO.get(s) or _literal_info(s)
+        is_ascii, has_space, grams, numbers = _LITERAL_INFO.get(s) or _literal_info(s)
         if not is_ascii:
             if self._ascii:
                 return False
@@ -574,9 +608,54 @@ class LiteralIndex:
             # issue 8: s has no whitespace, so it occurs iff it occurs inside a token (indexed or long, the latter
             # checked above); one search of the joined tokens is cheaper than a set of character pairs built for it
             return s in self._blob
-        if not self._grams.issuperset(grams):  # type: ignore[union-attr]
+        if self._numbers:
+            if numbers is None or not self._grams.issuperset(numbers):  # type: ignore[union-attr]
+                return False  # (a non-ASCII literal is not in an ASCII blob)
+        elif not self._grams.issuperset(grams):  # type: ignore[union-attr]
             return False
         return s in self._blob
+
+    def occurrences(self, s: str, most: int) -> list:
+        """Ascending start positions of ``s`` (already folded) in the folded text, overlapping ones included:
+        all of them, or the first ones when there are more than ``most`` (then more than ``most`` are listed).
+        Cached and extended on demand, so the patterns that share a keyword search the text for it once
+        (issue 8). The caller must not change the list."""
+        entry = self._occ.get(s)
+        if entry is None:
+            if not self.has(s):
+                return _NO_OCCURRENCES
+            entry = self._occ[s] = [[], False]
+        occ, complete = entry
+        if complete or len(occ) > most:
+            return occ
+        find = self.folded.find
+        i = find(s, occ[-1] + 1 if occ else 0)
+        while i >= 0:
+            occ.append(i)
+            if len(occ) > most:
+                break
+            i = find(s, i + 1)
+        else:
+            entry[1] = True
+        return occ
+
+    def word_starts(self, s: str, text: str, most: int) -> list:
+        """:meth:`occurrences` of ``s`` without those just after an ASCII word character of ``text`` (the text
+        this index was made from), where a match that opens with ``\\b`` and a word character cannot start:
+        all of them, or, when ``s`` occurs more than ``most`` times and they were not filtered yet, the first
+        unfiltered :meth:`occurrences` (more than ``most``). Cached (issue 8: patterns such as ``\\bnc\\b``
+        share the filtered list). The caller must not change the list."""
+        got = self._starts.get(s)
+        if got is None:
+            occ = self.occurrences(s, most)
+            if len(occ) > most:
+                got = _ascii_word_starts(self.folded, s, text, most)  # many: filtered in one scan if exact
+                if got is None:
+                    return occ
+                self._starts[s] = got
+                return got
+            got = self._starts[s] = [i for i in occ if not i or text[i - 1] not in _ASCII_WORD]
+        return got
 
     def passes(self, pf: Optional[Prefilter]) -> bool:
         """True when the text may contain a match of the pattern ``pf`` belongs to (``None``: always)."""
@@ -707,6 +786,8 @@ def _first_is_boundary(items) -> bool:
     if not items:
         return False
     op, av = items[0]
+    if op in (_c.ASSERT, _c.ASSERT_NOT):  # a look-around consumes nothing: the next item is at the start too
+        return _first_is_boundary(items[1:])
     if op is _c.AT:
         return av is _c.AT_BOUNDARY
     if op is _c.SUBPATTERN:
@@ -799,7 +880,7 @@ def _class_source(op, av) -> Optional[str]:
 class _Narrowing:
     """What a pattern lets :func:`iter_matches` rule out before calling ``match`` (see :func:`narrowing`)."""
 
-    __slots__ = ("width", "clauses", "run", "inner", "behind")
+    __slots__ = ("width", "clauses", "run", "inner", "behind", "run_rev", "notc", "stop_start", "stop_none")
 
     def __init__(self) -> None:
         self.width: Optional[int] = None  # largest match width, when at most MAX_CLAUSE_CHECK_WIDTH
@@ -807,10 +888,19 @@ class _Narrowing:
         self.run = None  # pattern: the maximal run of prefix characters ending at endpos (search from the window start)
         self.inner = None  # pattern: a prefix character the look-behind class does not hold
         self.behind = None  # pattern: one character of the opening negative look-behind's class
+        self.run_rev = None  # ``regex`` only: ``run`` matched backwards from endpos (no retry at every start)
+        self.notc = None  # pattern: one character outside the look-behind's class (see :func:`_behind_starts`)
+        # ASCII characters outside the prefix characters: just before a keyword, the run is empty and the keyword's
+        # position is the only start (``stop_start``: the look-behind, if any, holds after it) or none (``stop_none``)
+        self.stop_start: frozenset = frozenset()
+        self.stop_none: frozenset = frozenset()
 
 
 #: ``(pattern, flags, engine)`` -> :class:`_Narrowing`.
 _NARROWING: dict = {}
+#: ``"<flags>\0<pattern>"`` -> a record as :func:`export_narrowing` writes it (from the catalog cache:
+#: :func:`preload_narrowing`), decoded when its pattern is first used.
+_NARROWING_RECORDS: dict = {}
 
 
 def narrowing(compiled) -> _Narrowing:
@@ -825,6 +915,10 @@ def narrowing(compiled) -> _Narrowing:
       look-behind of one character class ``C`` (``(?<![\\w.:/-])``), the character before the start is not
       in ``C``: inside the run, only just after a character of ``U`` not in ``C``. The helper patterns are
       compiled by the pattern's own engine with its flags, so character classes mean the same.
+
+    What is derived from the pattern's text (:func:`narrowing_record`) comes from the catalog cache when the
+    catalog loaded from it (issue 8: no pattern parsing at run time); only the small helper patterns are
+    compiled here.
     """
     key = (compiled.pattern, int(compiled.flags), type(compiled))
     got = _NARROWING.get(key)
@@ -832,19 +926,51 @@ def narrowing(compiled) -> _Narrowing:
         return got
     got = _NARROWING[key] = _Narrowing()
     flags = int(compiled.flags)
+    rec = _decode_narrowing(_NARROWING_RECORDS.get(f"{flags}\x00{compiled.pattern}"))
+    if rec is None:
+        rec = narrowing_record(compiled.pattern, flags)
+    got.width, got.clauses, run, behind, inner = rec
+    if run is None:
+        return got
     try:
-        pf, lead, _density, (lo, hi) = analyse(compiled.pattern, flags)
+        engine = _engine_of(compiled)
+        cflags = flags & ~int(re.VERBOSE)
+        got.run = engine.compile(run, cflags)
+        if engine is not re and run.startswith("(?>") and run.endswith(")\\Z"):
+            got.run_rev = engine.compile(run[3:-3], cflags | engine.REVERSE)  # the greedy run, from endpos back
+        if behind is not None:
+            got.behind = engine.compile(behind, cflags)
+            got.inner = engine.compile(inner, cflags)
+            got.notc = engine.compile(_negated_class(behind), cflags)
+        outside = [ch for ch in map(chr, range(128)) if got.run.match(ch) is None]
+        got.stop_start = frozenset(ch for ch in outside if got.behind is None or got.behind.match(ch) is None)
+        got.stop_none = frozenset(outside) - got.stop_start
+    except Exception:  # any surprise: no narrowing (the plain window)
+        got.run = got.inner = got.behind = got.run_rev = got.notc = None
+        got.stop_start = got.stop_none = frozenset()
+    return got
+
+
+def narrowing_record(pattern: str, flags: int) -> tuple:
+    """What :func:`narrowing` derives from a pattern's text alone, as plain data (a pure function of
+    ``pattern`` and ``flags``, the compiled pattern's flags): ``(width, clauses, run, behind, inner)`` with
+    ``width`` an ``int`` or ``None``, ``clauses`` a tuple of frozensets of keywords, and the three helper
+    patterns as source text (``None``: no run narrowing; ``behind``/``inner`` ``None``: no look-behind
+    narrowing). Never raises: a pattern it cannot analyse gets ``(None, (), None, None, None)``."""
+    width, clauses = None, ()
+    try:
+        pf, lead, _density, (lo, hi) = analyse(pattern, flags)
         if pf is None:
-            return got
-        parsed = _parse(compiled.pattern, _flags_key(flags))
+            return width, clauses, None, None, None
+        parsed = _parse(pattern, _flags_key(flags))
         if parsed.state.flags & re.VERBOSE:
-            return got
+            return width, clauses, None, None, None
         _wlo, whi = parsed.getwidth()
         if whi <= MAX_CLAUSE_CHECK_WIDTH and len(pf.clauses) > 1:
-            got.width = int(whi)
-            got.clauses = tuple(pf.clauses)
+            width = int(whi)
+            clauses = tuple(pf.clauses)
         if lead is None or hi == lo:
-            return got
+            return width, clauses, None, None, None
         items = list(parsed)
         prefix = []
         for op, av in items:
@@ -853,9 +979,9 @@ def narrowing(compiled) -> _Narrowing:
                 break
             prefix.append((op, av))
         else:
-            return got
+            return width, clauses, None, None, None
         if _sre_parse.SubPattern(parsed.state, prefix).getwidth() != (lo, hi):
-            return got  # not the prefix bounded_anchor measured
+            return width, clauses, None, None, None  # not the prefix bounded_anchor measured
         behind = None
         sources = []
         for n, (op, av) in enumerate(prefix):
@@ -866,24 +992,52 @@ def narrowing(compiled) -> _Narrowing:
             if op in (_c.MAX_REPEAT, _c.MIN_REPEAT) or op is getattr(_c, "POSSESSIVE_REPEAT", None):
                 sub = list(av[2])
                 if len(sub) != 1:
-                    return got
+                    return width, clauses, None, None, None
                 op, av = sub[0]
             src = _class_source(op, av)
             if src is None:
-                return got
+                return width, clauses, None, None, None
             sources.append(src)
         if not sources:
-            return got
-        engine = _engine_of(compiled)
+            return width, clauses, None, None, None
         union = "(?:" + "|".join(dict.fromkeys(sources)) + ")"
-        cflags = flags & ~int(re.VERBOSE)
-        got.run = engine.compile("(?>" + union + "*)\\Z", cflags)
-        if behind is not None:
-            got.behind = engine.compile(behind, cflags)
-            got.inner = engine.compile("(?!" + behind + ")" + union, cflags)
+        run = "(?>" + union + "*)\\Z"
+        if behind is None:
+            return width, clauses, run, None, None
+        return width, clauses, run, behind, "(?!" + behind + ")" + union
     except Exception:  # any surprise: no narrowing (the plain window)
-        got.run = got.inner = got.behind = None
-    return got
+        return width, clauses, None, None, None
+
+
+def export_narrowing(patterns: Iterable[tuple[str, int]]) -> dict:
+    """:func:`narrowing_record` of ``(pattern, compiled flags)`` pairs as plain data (for the catalog cache)."""
+    out = {}
+    for pattern, flags in patterns:
+        width, clauses, run, behind, inner = narrowing_record(pattern, flags)
+        out[f"{int(flags)}\x00{pattern}"] = (width, [sorted(c) for c in clauses], run, behind, inner)
+    return out
+
+
+def preload_narrowing(table: dict) -> None:
+    """Make :func:`export_narrowing` output (``"<flags>\\0<pattern>"`` -> record) available to :func:`narrowing`;
+    each record is checked and decoded when its pattern is first used (a malformed one is derived again)."""
+    _NARROWING_RECORDS.update(table)
+
+
+def _decode_narrowing(v) -> Optional[tuple]:
+    """The :func:`narrowing_record` tuple of an :func:`export_narrowing` record, or ``None`` (absent or malformed)."""
+    if v is None:
+        return None
+    try:
+        width, clauses, run, behind, inner = v
+        clauses = tuple(frozenset(c) for c in clauses)
+    except (TypeError, ValueError):
+        return None
+    if not (width is None or type(width) is int) or not all(x is None or type(x) is str for x in (run, behind, inner)):
+        return None
+    if not all(type(w) is str for c in clauses for w in c) or (behind is None) != (inner is None):
+        return None
+    return width, clauses, run, behind, inner
 
 
 def _engine_of(compiled):
@@ -900,7 +1054,13 @@ def _window_starts(nar: _Narrowing, text: str, i: int, lo: int, hi: int) -> list
     a, b = max(i - hi, 0), i - lo
     if b < a:
         return []
-    m = nar.run.search(text, a, i)
+    if i:
+        c = text[i - 1]
+        if c in nar.stop_start:
+            return [i] if lo == 0 else []
+        if c in nar.stop_none:
+            return []
+    m = nar.run.search(text, a, i) if nar.run_rev is None else nar.run_rev.search(text, a, i)
     if m is None:  # defensive: the empty run always matches at i
         return list(range(a, b + 1))
     r = m.start()
@@ -912,6 +1072,70 @@ def _window_starts(nar: _Narrowing, text: str, i: int, lo: int, hi: int) -> list
     if r == 0 or nar.behind.match(text, r - 1) is None:
         out.append(r)
     out.extend(q.start() + 1 for q in nar.inner.finditer(text, r, b))
+    return out
+
+
+def _negated_class(source: str) -> str:
+    """The bracketed set matching one character outside ``source`` (a :func:`_class_source` set)."""
+    return "[" + source[2:] if source.startswith("[^") else "[^" + source[1:]
+
+
+#: keyword -> ``re`` pattern finding it where no ASCII word character precedes it (:func:`_ascii_word_starts`).
+_WORD_START_RE: dict = {}
+
+
+def _ascii_word_starts(folded: str, s: str, text: str, most: int) -> Optional[list]:
+    """Ascending positions of ``s`` (folded, opening with an ASCII word character) in ``folded`` where no ASCII
+    word character of ``text`` precedes it, from one ``re`` scan (a literal search, then a fixed-width
+    look-behind), or ``None`` when that is not exact: ``text`` not ASCII (then ``folded`` is ``text.lower()``,
+    which keeps every character's kind), or ``s`` overlapping itself (a scan does not report overlapping
+    occurrences; without a border of ``s`` there are none); ``None`` too past ``most`` positions. Issue 8: on
+    1 MB of keywords glued together this is a few milliseconds where a search per occurrence costs tens."""
+    if not s or s[0] not in _ASCII_WORD or not text.isascii() or len(folded) != len(text):
+        return None
+    if any(s[:k] == s[-k:] for k in range(1, len(s))):
+        return None
+    pat = _WORD_START_RE.get(s)
+    if pat is None:
+        e = re.escape(s)
+        pat = _WORD_START_RE[s] = re.compile(e + "(?<![0-9a-z_]" + e + ")")
+    out = []
+    for m in pat.finditer(folded):
+        out.append(m.start())
+        if len(out) > most:
+            return None
+    return out
+
+
+def _many_occurrences(index: "LiteralIndex", text: str, lead, boundary: Optional[bool], most: int) -> bool:
+    """True when :func:`iter_matches`' loop would meet more than ``most`` keyword occurrences (and so give up on
+    them for one ``finditer``): the lists it walks (cached in ``index``, so the loop reuses them) hold more."""
+    seen = 0
+    for s in lead:
+        seen += len(index.word_starts(s, text, most) if boundary else index.occurrences(s, most))
+        if seen > most:
+            return True
+    return False
+
+
+def _behind_starts(nar: _Narrowing, text: str, most: int) -> Optional[list]:
+    """Candidate starts found from the opening look-behind alone, for keywords too dense to examine one by one:
+    ``0`` and every position just after a character outside the look-behind's class ``C`` (a match starting at
+    ``p > 0`` needs ``text[p - 1]`` outside ``C``), ascending. ``None`` when the pattern has no such look-behind
+    or there are more than ``most`` starts (then one ``finditer`` is cheaper).
+
+    For a pattern like ``(?<![\\w.:/-])["']?[\\w.-]{0,40}?password...`` on a long run of identifiers
+    (``access-key:access-key:...``) this is one character-class scan, where each of the many keyword
+    occurrences would cost a few microseconds (issue 8)."""
+    if nar.notc is None:
+        return None
+    out = [0]
+    for m in nar.notc.finditer(text):
+        out.append(m.end())
+        if len(out) > most:
+            return None
+    if out[-1] >= len(text):
+        out.pop()
     return out
 
 
@@ -929,12 +1153,7 @@ def _clause_checks(nar: _Narrowing, index: "LiteralIndex", lead) -> list:
             continue
         occ: list = []
         for s in clause:
-            if not index.has(s):
-                continue
-            j = folded.find(s)
-            while j >= 0 and len(occ) <= cap:
-                occ.append(j)
-                j = folded.find(s, j + 1)
+            occ += index.occurrences(s, cap - len(occ))  # cached per index (issue 8)
             if len(occ) > cap:
                 break
         if len(occ) > cap:
@@ -953,6 +1172,289 @@ def _near(checks: list, a: int, b: int) -> bool:
         if k == len(occ) or occ[k] > b + reach:
             return False
     return True
+
+
+#: Smallest upper bound (characters) of a gap ``[^\n]{0,N}`` at which :func:`_tail_split` splits a pattern.
+TAIL_GAP_MIN = 32
+#: Characters per tail-keyword occurrence below which :func:`_tail_positions` finds the tail with one
+#: look-ahead scan instead of a ``match`` per occurrence.
+TAIL_OCCURRENCE_CHARS = 32
+#: Characters per candidate start below which :func:`_tail_starts` gives up (one ``finditer`` is cheaper).
+TAIL_CANDIDATE_CHARS = 64
+#: Tail keyword occurrences probed to tell whether the probe matches at many of them (see :func:`_tail_starts`).
+TAIL_SAMPLE = 32
+#: Constructs that make a part of a pattern mean something else on its own: back-references, conditionals,
+#: recursion, ``\G``/``\K``, branch reset, and inline flags that apply to the whole pattern.
+_TAIL_REFUSE = re.compile(r"\\[1-9gGK]|\(\?(?:P[=>]|\(|R\)|[0-9&+|]|-?[0-9]|[a-zA-Z]*-?[a-zA-Z]*\))")
+
+
+_QUANTIFIER = re.compile(r"(?:[*+?]|\{\d*(?:,\d*)?\})[?+]?")
+
+
+def _depth0_units(src: str):
+    """``(start, end, kind, atom end)`` of each depth-0 unit of a pattern's text, in order: an atom with its
+    quantifier, if any (from atom end to end). ``kind`` is ``"|"`` (a top-level alternation bar), ``"char"`` (a character set, ``.`` or a
+    ``\\s``-like class escape, quantified or not: one character each time), ``"group"`` or ``"other"`` (a
+    literal, an anchor, another escape). Raises ``ValueError`` on unbalanced text."""
+    i, n = 0, len(src)
+    while i < n:
+        ch, a = src[i], i
+        if ch == "\\":
+            kind = "char" if src[i + 1:i + 2] in ("s", "S", "w", "W", "d", "D") else "other"
+            i += 2
+        elif ch == "[":
+            j = i + 1
+            if j < n and src[j] == "^":
+                j += 1
+            if j < n and src[j] == "]":
+                j += 1
+            while j < n and src[j] != "]":
+                j += 2 if src[j] == "\\" else 1
+            if j >= n:
+                raise ValueError("unterminated set")
+            kind, i = "char", j + 1
+        elif ch == "(":
+            depth, j = 1, i + 1
+            while depth:
+                if j >= n:
+                    raise ValueError("unbalanced")
+                c = src[j]
+                if c == "\\":
+                    j += 2
+                    continue
+                if c == "[":  # skip a set: its parentheses are members
+                    j += 1
+                    if j < n and src[j] == "^":
+                        j += 1
+                    if j < n and src[j] == "]":
+                        j += 1
+                    while j < n and src[j] != "]":
+                        j += 2 if src[j] == "\\" else 1
+                elif c == "(":
+                    depth += 1
+                elif c == ")":
+                    depth -= 1
+                j += 1
+            kind, i = "group", j
+        elif ch == ")":
+            raise ValueError("unbalanced")
+        elif ch == "|":
+            yield i, i + 1, "|", i + 1
+            i += 1
+            continue
+        else:
+            kind, i = ("char" if ch == "." else "other"), i + 1
+        q = _QUANTIFIER.match(src, i)
+        yield a, (i if q is None else q.end()), kind, i
+        if q is not None:
+            i = q.end()
+
+
+def _tail_split(src: str, flags: int) -> Optional[tuple[str, str, int, int]]:
+    """``(head, tail, near, far)`` of one branch's text: ``head`` is the depth-0 units before the first unit
+    that can span :data:`TAIL_GAP_MIN` characters or more (a gap), ``tail`` what follows that gap and any gap
+    right after it, and ``tail`` starts ``near`` to ``far`` characters after the branch's start (``far``:
+    ``sys.maxsize`` when unbounded). ``None`` when there is no such gap or nothing after it. Raises on a
+    pattern it cannot read (the caller gives up)."""
+    units = list(_depth0_units(src))
+    if any(u[2] == "|" for u in units):
+        raise ValueError("alternation")
+    fk = _flags_key(flags)
+    k = 0
+    while k < len(units) and not _is_gap(src, units[k], fk):
+        k += 1
+    if k == 0 or k == len(units):
+        return None
+    head = src[:units[k][0]]
+    while k < len(units) and _is_gap(src, units[k], fk):
+        k += 1
+    if k == len(units):
+        return None
+    cut = units[k][0]
+    lo, hi = _parse(src[:cut], fk).getwidth()
+    return head, src[cut:], int(lo), (sys.maxsize if hi >= _MAXWIDTH else int(hi))
+
+
+_MAXWIDTH = int(getattr(_sre_parse, "MAXREPEAT", 1 << 32)) - 1
+
+
+_LOOKAROUND = re.compile(r"\(\?<?[=!]")
+_GROUP_OPEN = re.compile(r"\((?:\?(?:[aiLmsux]*(?:-[imsx]+)?:|>))?")
+
+
+def _is_gap(src: str, unit: tuple, fk: int) -> bool:
+    """True when a depth-0 unit is a gap: a repetition (of one character, or of a group) that can span
+    :data:`TAIL_GAP_MIN` characters or more, or a plain group holding just one such unit."""
+    a, b, kind, e = unit
+    if kind == "|" or kind == "other":
+        return False
+    if e == b:  # not quantified
+        if kind != "group":
+            return False
+        m = _GROUP_OPEN.match(src, a)
+        if m is None or m.end() == a + 1 and src[a + 1:a + 2] == "?":
+            return False
+        inner = src[m.end():e - 1]
+        units = list(_depth0_units(inner))
+        return len(units) == 1 and _is_gap(inner, units[0], fk)
+    return _parse(src[a:b], fk).getwidth()[1] >= TAIL_GAP_MIN
+
+
+def _probe_of(tail: str) -> str:
+    """``tail`` up to its first depth-0 repetition ``{m,n}`` of one character with ``n`` at least
+    :data:`TAIL_GAP_MIN` (``[^\\n]{0,300}``: a long scan, not needed to tell whether the tail can match),
+    without its depth-0 look-arounds. Whenever ``tail`` matches at a position, so does this prefix of it (an
+    assertion left out only admits more)."""
+    out = []
+    for a, b, kind, _e in _depth0_units(tail):
+        if kind == "char":
+            m = re.search(r"\{\d*,(\d+)\}[?+]?\Z", tail[a:b])
+            if m is not None and int(m.group(1)) >= TAIL_GAP_MIN:
+                break
+        if kind == "group" and _LOOKAROUND.match(tail, a) and a + 1 < len(tail):
+            continue  # an assertion left out only weakens the probe (and a look-behind may scan far back)
+        out.append(tail[a:b])
+    return "".join(out)
+
+
+class _TailBranch:
+    """One top-level branch ``head gap{m,n} tail`` of a pattern: a match of the branch starting at ``p`` starts
+    with one of ``lead`` and has ``tail``'s prefix ``probe`` matching at some ``q`` in ``[p + near, p + far]``."""
+
+    __slots__ = ("lead", "near", "far", "probe", "probe_ahead", "probe_lead")
+
+    def __init__(self, lead, near, far, probe, probe_ahead, probe_lead):
+        self.lead, self.near, self.far = lead, near, far
+        self.probe, self.probe_ahead, self.probe_lead = probe, probe_ahead, probe_lead
+
+
+#: ``(pattern, flags, engine)`` -> tuple of :class:`_TailBranch`, or ``None`` (no tail-first search).
+_TAIL: dict = {}
+
+
+def tail_branches(compiled) -> Optional[tuple]:
+    """The :class:`_TailBranch` of every top-level branch of a (materialised) compiled pattern, or ``None``
+    when some branch has no leading keywords or no bounded gap before a part that can be probed alone (then
+    :func:`_tail_starts` cannot rule starts out). Cached; never raises.
+
+    Exactness: a branch ``H G{m,n} T`` matching at ``p`` has ``H`` matching ``p..p + w`` (``w`` within the
+    width of ``H``), the gap ``m..n`` characters, then ``T`` matching at ``q``; the whole pattern ends with
+    ``T``, so ``T`` alone matches at ``q`` (same text, so look-behinds and ``\\b`` see the same characters), and
+    so does every prefix of it cut at depth 0 (``probe``: ``T`` up to its own first gap). ``H``'s leading
+    keywords (:func:`leading_literals`) open the match. Patterns whose parts would mean something else alone
+    (back-references, conditionals, whole-pattern inline flags, verbose mode) get ``None``."""
+    key = (compiled.pattern, int(compiled.flags), type(compiled))
+    if key in _TAIL:
+        return _TAIL[key]
+    _TAIL[key] = None
+    src, flags = compiled.pattern, int(compiled.flags)
+    if (not isinstance(src, str) or flags & (re.VERBOSE | _UNANALYSED_FLAGS) or _TAIL_REFUSE.search(src)
+            or _regex_only_syntax(src)):
+        return None
+    try:
+        engine = _engine_of(compiled)
+        bars = [u[0] for u in _depth0_units(src) if u[2] == "|"]
+        out = []
+        for a, b in zip([-1] + bars, bars + [len(src)]):
+            split = _tail_split(src[a + 1:b], flags)
+            if split is None:
+                return None
+            head, tail, near, far = split
+            lead = leading_literals(head, flags)
+            probe = _probe_of(tail)
+            probe_lead = leading_literals(probe, flags) if probe else None
+            if not lead or not probe_lead:
+                return None  # a probe without keywords would be tried everywhere
+            engine.compile(head, flags)  # both halves stand alone (a bad split raises here)
+            out.append(_TailBranch(tuple(sorted(lead)), near, far, engine.compile(probe, flags),
+                                   engine.compile("(?=" + probe + ")", flags), probe_lead))
+        _TAIL[key] = tuple(out)
+    except Exception:  # any surprise: no tail-first search
+        return None
+    return _TAIL[key]
+
+
+def _deadline(deadline: Optional[float], timeout: Optional[float]) -> Optional[float]:
+    """``deadline`` when set, else ``timeout`` seconds from now (``None`` without a timeout)."""
+    if deadline is not None or timeout is None:
+        return deadline
+    return time.monotonic() + timeout
+
+
+def _tail_starts(compiled, text: str, index: "LiteralIndex", deadline: Optional[float]) -> Optional[list]:
+    """Ascending candidate starts of ``compiled`` in ``text`` from its :func:`tail_branches`: occurrences of a
+    branch's leading keywords with the branch's tail probe matching within reach after them. ``None`` when the
+    pattern has no tail branches or the candidates are too many (then one ``finditer`` is cheaper).
+
+    Issue 8: for ``request-call [^\\n]{0,300} environment-dump`` on 1 MB of request calls without a dump, or
+    ``verb [^\\n]{0,160}? to http://`` on dense verbs without a URL, the rare tail is found first (one probe per
+    tail keyword) and the dense keywords away from it are never tried."""
+    branches = tail_branches(compiled)
+    if branches is None:
+        return None
+    kw: dict = {}
+    clock = time.monotonic if deadline is not None else None
+    most = len(text) // TAIL_CANDIDATE_CHARS + 16
+    cap = len(text) // TAIL_OCCURRENCE_CHARS + 16
+    out: list = []
+    for br in branches:
+        starts: list = []
+        for s in br.lead:
+            starts += index.occurrences(s, most)
+            if len(starts) > most:
+                break
+        if not starts:
+            continue
+        probe_occ: Optional[list] = []
+        for s in br.probe_lead:
+            probe_occ += index.occurrences(s, cap)  # type: ignore[operator]
+            if len(probe_occ) > cap:  # type: ignore[arg-type]
+                break
+        if len(starts) > most and len(probe_occ) > most:  # type: ignore[arg-type]
+            # both dense: when the probe matches at many of its keywords, most starts would stay (and be
+            # tried one by one), so one ``finditer`` is cheaper; a sample of them tells
+            sample = probe_occ[:TAIL_SAMPLE]  # type: ignore[index]
+            if sum(br.probe.match(text, q) is not None for q in sample) * 4 > len(sample):
+                return None
+        if len(probe_occ) > cap:  # type: ignore[arg-type]
+            probe_occ = None
+        if len(starts) > most:
+            starts = [i for s in br.lead for i in index.occurrences(s, len(text))]
+        starts.sort()
+        if clock is not None:
+            remaining = deadline - clock()  # type: ignore[operator]
+            if remaining <= 0:
+                raise TimeoutError("regex timed out")
+            kw = {"timeout": remaining}
+        if probe_occ is None:  # one scan reports every position where the probe matches
+            found = []
+            for m in br.probe_ahead.finditer(text, **kw):
+                found.append(m.start())
+                if len(found) > cap:
+                    return None
+        else:
+            match = br.probe.match
+            found = [q for q in sorted(set(probe_occ)) if match(text, q, **kw) is not None]
+        # candidate starts p: an occurrence of a leading keyword with a probe match q, p + near <= q <= p + far
+        if len(found) > len(starts):  # walk the shorter list, look up the other
+            near, far, nf = br.near, br.far, len(found)
+            for p in starts:
+                j = bisect_left(found, p + near)
+                if j < nf and found[j] - p <= far:
+                    out.append(p)
+        else:
+            k, ns = 0, len(starts)
+            for q in found:
+                j = bisect_left(starts, q - br.far)
+                if j > k:
+                    k = j
+                while k < ns and starts[k] <= q - br.near:
+                    out.append(starts[k])
+                    k += 1
+        if len(out) > most:
+            return None
+    out = sorted(set(out))
+    return out
 
 
 def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, timeout: Optional[float] = None):
@@ -993,19 +1495,44 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
     checks: Optional[list] = None if nar.width is not None else []
     window_boundary = span > 1 and not window_runs and starts_at_boundary(compiled.pattern, compiled.flags)
     positions: list[int] = []
-    for s in lead:
-        if not index.has(s):
-            continue
-        i = folded.find(s)
-        while i >= 0:
+    dense = None
+    deadline: Optional[float] = None
+    if boundary is None:
+        # decided now when the keywords occur often (the pattern is parsed once): the occurrences just after a
+        # word character are then dropped in one cached step, shared by every such pattern (issue 8)
+        seen = 0
+        for s in lead:
+            seen += len(index.occurrences(s, BOUNDARY_MIN_POSITIONS))
+            if seen > BOUNDARY_MIN_POSITIONS:
+                boundary = starts_at_boundary(compiled.pattern, compiled.flags)
+                break
+    if _many_occurrences(index, text, lead, boundary, occurrences_left):
+        # the loop below would give up on them: skip it (issue 8), or take the look-behind's starts instead
+        dense = _behind_starts(nar, text, occurrences_left) if window_runs else None
+        if dense is None:  # or the starts within reach of the pattern's rarer tail
+            if timeout is not None:
+                deadline = time.monotonic() + timeout
+            dense = _tail_starts(compiled, text, index, deadline)
+        if dense is None:
+            yield from compiled.finditer(text, **kw)
+            return
+        positions = dense  # ascending; the keyword occurrences are not examined
+    for s in (lead if dense is None else ()):
+        # cached per index: shared by every pattern with this keyword (issue 8)
+        for i in (index.word_starts(s, text, occurrences_left) if boundary
+                  else index.occurrences(s, occurrences_left)):
             occurrences_left -= 1
             if occurrences_left < 0:
-                yield from compiled.finditer(text, **kw)
-                return
+                deadline = _deadline(deadline, timeout)
+                dense = _tail_starts(compiled, text, index, deadline)
+                if dense is None:
+                    yield from compiled.finditer(text, **kw)
+                    return
+                positions = dense
+                break
             if checks is None:
                 checks = _clause_checks(nar, index, lead)
             if checks and not _near(checks, i - hi, i - lo):
-                i = folded.find(s, i + 1)
                 continue
             if span == 1:
                 if not (boundary and i and text[i - 1] in _ASCII_WORD):
@@ -1023,21 +1550,25 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
                 if boundary:
                     positions = [p for p in positions if p == 0 or text[p - 1] not in _ASCII_WORD]
             if len(positions) > limit:
-                yield from compiled.finditer(text, **kw)
-                return
-            i = folded.find(s, i + 1)
+                deadline = _deadline(deadline, timeout)
+                dense = _tail_starts(compiled, text, index, deadline)
+                if dense is None:
+                    yield from compiled.finditer(text, **kw)
+                    return
+                positions = dense
+                break
+        if dense is not None:
+            break
     if not positions:
         return
     if span > 1:
         positions = sorted(set(positions))
     else:
         positions.sort()
-    deadline = None
     if timeout is not None:
-        import time
-
         clock = time.monotonic
-        deadline = clock() + timeout
+        if deadline is None:
+            deadline = clock() + timeout
     match = compiled.match
     end = 0
     for p in positions:

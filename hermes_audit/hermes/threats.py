@@ -29,7 +29,10 @@ the two). The fast path differs only in what it skips:
   at most once per text, in the text's distinct whitespace-separated tokens
   (a keyword without whitespace can only occur inside one token); a pattern
   runs only when all its keyword clauses are present;
-* only the patterns that match are located (mapped back through NFKC).
+* only the patterns that match are located (mapped back through NFKC);
+* a few patterns whose plain search is slow on dense keywords are first decided by an exactly
+  equivalent set of cheaper patterns (:func:`boolean_split`); Hermes' own pattern then runs only
+  when the text matches, to locate the match.
 """
 
 from __future__ import annotations
@@ -172,6 +175,59 @@ def tail_pattern(pattern: str, flags: int):
 
 _TAILS: dict = {}
 
+#: Boolean splits of Hermes patterns (issue 8): ``(Hermes' pattern verbatim, flags) -> parts``, where
+#: ``re.search(pattern, text, flags)`` finds a match iff one of the parts (compiled with ``re`` and the same
+#: flags) does. A part opens with the ``\s`` that must follow the opening keyword, with the keyword checked
+#: by a fixed-width look-behind: ``re`` then skips to whitespace (no alternation tried at every position),
+#: which on 1 MB of keywords without spaces costs a few ms instead of 46 to 61. ``\s+`` is that ``\s``
+#: then ``\s*``; an alternative with a variable width (``add\s+to``) keeps its own part. The split is
+#: keyed by the exact pattern text, so a changed catalog pattern is searched as written.
+#: tests/test_performance_equivalence.py checks every part against ``re.search`` with the original.
+_HERMES_SPLIT_SOURCES: dict[str, tuple[str, ...]] = {
+    # c2_explicit (tools/threat_patterns.py, hermes-agent 0.19.0 and latest)
+    r"\bc2\s+(?:server|channel|infrastructure|beacon)\b": (
+        r"\s(?<=\bc2\s)\s*(?:server|channel|infrastructure|beacon)\b",
+    ),
+    # context_exfil
+    r"(include|output|print|share)\s+(?:\w+\s+){0,8}(conversation|chat\s+history|previous\s+messages|full\s+context"
+    r"|entire\s+context)": (
+        r"\s(?:(?<=include\s)|(?<=output\s)|(?<=print\s)|(?<=share\s))\s*(?:\w+\s+){0,8}"
+        r"(?:conversation|chat\s+history|previous\s+messages|full\s+context|entire\s+context)",
+    ),
+    # agent_config_mod
+    r"(update|modify|edit|write|change|append|add\s+to)\s+[^\n]{0,2048}(?:AGENTS\.md|CLAUDE\.md|\.cursorrules"
+    r"|\.clinerules)": (
+        r"\s(?:(?<=update\s)|(?<=modify\s)|(?<=change\s)|(?<=append\s)|(?<=write\s)|(?<=edit\s))\s*[^\n]{0,2048}"
+        r"(?:AGENTS\.md|CLAUDE\.md|\.cursorrules|\.clinerules)",
+        r"add\s+to\s+[^\n]{0,2048}(?:AGENTS\.md|CLAUDE\.md|\.cursorrules|\.clinerules)",
+    ),
+    # exfil_curl / exfil_wget, hermes-agent 0.19.0 and latest
+    r"curl\s+[^\n]{0,2048}\$\{?\w*(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|API)": (
+        r"\s(?<=curl\s)\s*[^\n]{0,2048}\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|API)",
+    ),
+    r"curl\s+[^\n]{0,2048}\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)S?\b": (
+        r"\s(?<=curl\s)\s*[^\n]{0,2048}\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)S?\b",
+    ),
+    r"wget\s+[^\n]{0,2048}\$\{?\w*(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|API)": (
+        r"\s(?<=wget\s)\s*[^\n]{0,2048}\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|API)",
+    ),
+    r"wget\s+[^\n]{0,2048}\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)S?\b": (
+        r"\s(?<=wget\s)\s*[^\n]{0,2048}\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)S?\b",
+    ),
+}
+_SPLITS: dict = {}
+
+
+def boolean_split(pat):
+    """The compiled parts of :data:`_HERMES_SPLIT_SOURCES` for a compiled ``re`` pattern, or ``None`` (cached)."""
+    key = (type(pat), pat.pattern, pat.flags)
+    try:
+        return _SPLITS[key]
+    except KeyError:
+        src = _HERMES_SPLIT_SOURCES.get(pat.pattern) if isinstance(pat, re.Pattern) else None
+        got = _SPLITS[key] = tuple(re.compile(p, pat.flags) for p in src) if src else None
+        return got
+
 
 def _tail_for(pat):
     """Cached :func:`tail_pattern` of a compiled pattern."""
@@ -290,15 +346,19 @@ class ThreatScanner:
     def _first_match(pat, lead, normalised: str, folded: str):
         """``pat.search(normalised)``, trying only where a leading string starts when that is cheaper.
 
-        Exact: every match starts with one of ``lead`` (folded), and ``folded``
+        Exact: a text the :func:`boolean_split` parts do not match has no match;
+        every match starts with one of ``lead`` (folded), and ``folded``
         has the same length as ``normalised`` (checked), so positions agree; the
         leftmost position where ``pat.match`` succeeds is where ``search`` finds
         its match, with the same result (look-behinds see the text before ``pos``).
         """
         pat = materialize(pat)
         tail = _tail_for(pat)
+        split = boolean_split(pat)
         next_tail = -1  # a position at or after which the tail matches (-1: not searched yet)
         if lead is None or len(folded) != len(normalised):
+            if split is not None and not any(p.search(normalised) for p in split):
+                return None  # the pattern does not match (see boolean_split); else find its match
             if tail is not None and tail.search(normalised) is None:
                 return None  # no match can end the way the pattern ends (see tail_pattern)
             return pat.search(normalised)
@@ -307,6 +367,8 @@ class ThreatScanner:
             n += folded.count(s)
             if n > _MAX_ANCHORS:
                 first = min((i for i in (folded.find(x) for x in lead) if i >= 0), default=0)
+                if split is not None and not any(p.search(normalised) for p in split):
+                    return None
                 if tail is not None and tail.search(normalised, first) is None:
                     return None
                 return pat.search(normalised, first)
