@@ -198,6 +198,20 @@ class Env:
         shutil.copytree(ROOT / "rules", pkg / "_rules")
         subprocess.run([self.py, "-m", "compileall", "-q", str(self.install)], check=True, capture_output=True)
         self.cache.mkdir(parents=True, exist_ok=True)
+        self.accelerator = self._install_fast_extra()
+
+    def _install_fast_extra(self) -> str:
+        """Install the ``fast`` extra's requirement (pyahocorasick, the optional keyword accelerator) into the
+        benchmark's interpreter as ``pip install hermes-audit[fast]`` would; the version used, or a note."""
+        probe = [self.py, "-c", "import ahocorasick, importlib.metadata as m; print(m.version('pyahocorasick'))"]
+        got = subprocess.run(probe, capture_output=True, text=True)
+        if got.returncode != 0:
+            pip = subprocess.run([self.py, "-m", "pip", "install", "--quiet", "pyahocorasick>=2.0"],
+                                 capture_output=True, text=True)
+            if pip.returncode != 0:
+                return "none (pure Python; installing the fast extra failed)"
+            got = subprocess.run(probe, capture_output=True, text=True)
+        return f"pyahocorasick {got.stdout.strip()}" if got.returncode == 0 else "none (pure Python)"
 
     def env(self, bytecode: bool = True, jobs: Optional[int] = None, cache: bool = True) -> dict:
         e = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_AUDIT_")}
@@ -354,8 +368,11 @@ def bench_throughput(env: Env, size: dict) -> dict:
     opts = dict(use_git=False, hermes_version="0.19")
     a1, r1 = best_of(lambda: run_scan([spec.root], ScanOptions(jobs=1, **opts)), 1)
     an, rn = best_of(lambda: run_scan([spec.root], ScanOptions(jobs=jobs, **opts)), 1)
+    from hermes_audit.engine import keywords
+
     out["audit"] = {"one_core_s": a1, "all_cores_s": an, "findings": len(r1.findings),
-                    "same_in_parallel": _fingerprint(r1) == _fingerprint(rn)}
+                    "same_in_parallel": _fingerprint(r1) == _fingerprint(rn),
+                    "keyword_search": env.accelerator if keywords.available() else "pure Python"}
     if ref is not None:
         out["audit"]["vs_hermes_one_core"] = a1 / ref["seconds"]
         out["audit"]["vs_hermes_all_cores"] = an / ref["seconds"]
@@ -655,7 +672,8 @@ def table(results: dict) -> str:
         lines.append(f"| identical verdicts | {t['files'] - par.get('verdict_mismatches', 0)} of {t['files']} files "
                      f"| | | all |")
         a = t["audit"]
-        lines.append(f"| full audit, 1 core (in process) | {_fmt(a['one_core_s'], 's')} | {_fmt(hs, 's')} | "
+        lines.append(f"| full audit, 1 core (in process; keyword search: {a.get('keyword_search', 'pure Python')}) | "
+                     f"{_fmt(a['one_core_s'], 's')} | {_fmt(hs, 's')} | "
                      f"{_fmt(a.get('vs_hermes_one_core'), 'x')} Hermes' time | |")
         lines.append(f"| full audit, {par['jobs']} cores (in process) | {_fmt(a['all_cores_s'], 's')} | "
                      f"{_fmt(hs, 's')} | {_fmt(a.get('vs_hermes_all_cores'), 'x')} Hermes' time | <= 1x "

@@ -8,6 +8,10 @@ SHA-256 digest of everything it was derived from (the input files' bytes, the
 code that derives it, the versions of Python and of the libraries involved),
 so a stale entry is never used: a changed input gives a different digest.
 
+* The rule catalog is also found by a cheap key (``catalogkey`` entries): a digest of the rule and code
+  files' size, modification time, change time and inode, mapping to the content digest of its entry
+  (``hermes_audit.engine.catalog._stat_key``), so an unchanged rules directory is not read or hashed.
+  Any change to a file changes its change time: the cheap key misses and the content is hashed in full.
 * Never anything from the scanned repository: the cache holds only data
   derived from hermes-audit's own files, in the user's cache directory.
 * Entries are written with :mod:`marshal` (format version

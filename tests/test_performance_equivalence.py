@@ -279,6 +279,105 @@ def test_literal_index_is_exact(text, literals, repeat):
         assert idx.has(f) == (f in fold(big)), (lit, big[:60])
 
 
+# --- the optional keyword accelerator (hermes_audit/engine/keywords.py, the `fast` extra) ----------
+
+def _accelerator():
+    from hermes_audit.engine import keywords
+
+    if not keywords.available():
+        pytest.skip("keyword accelerator off: pyahocorasick (the `fast` extra, also in the `test` extra) is not "
+                    "installed, or HERMES_AUDIT_PURE_PYTHON is set")
+    return keywords
+
+
+_KW_ALPHABET = list("abcdeh -_.\n") + ["\u212a", "\u017f", "ß", "é", "\u4e00"]
+
+
+@SETTINGS
+@given(st.text(alphabet=st.sampled_from(_KW_ALPHABET), max_size=300),
+       st.lists(st.text(alphabet=st.sampled_from(_KW_ALPHABET), min_size=1, max_size=6), max_size=10),
+       st.lists(st.text(alphabet=st.sampled_from(_KW_ALPHABET), min_size=1, max_size=6), max_size=10),
+       st.integers(1, 60))
+@example("the cat", ["he", "at", "the"], ["cat", "zz"], 40)
+def test_accelerated_literal_index_is_exact(text, automaton_keys, literals, repeat):
+    """With the accelerator, :meth:`LiteralIndex.has` and :meth:`LiteralIndex.passes` equal plain
+    substring tests, for keywords in its automaton (overlapping occurrences, non-ASCII) and outside it."""
+    import hermes_audit.engine.prefilter as pre
+
+    keywords = _accelerator()
+    search = keywords.KeywordSearch([fold(k) for k in automaton_keys])
+    big = fold(text * repeat)
+    assert search.present(big) == {k for k in search.keys if k in big}
+    real = pre._keyword_search
+    pre._keyword_search = lambda: search
+    try:
+        idx = LiteralIndex(big, big)
+        for lit in [fold(x) for x in literals + automaton_keys]:
+            assert idx.has(lit) == (lit in big), (lit, big[:60])
+        idx = LiteralIndex(big, big)
+        clauses = [frozenset(fold(x) for x in automaton_keys[i:i + 3]) for i in range(0, len(automaton_keys), 3)]
+        clauses += [frozenset(fold(x) for x in literals[:2])] if literals else []
+        pf = pre.Prefilter(tuple(c for c in clauses if c))
+        assert idx.passes(pf) == pf.passes(big)
+    finally:
+        pre._keyword_search = real
+
+
+def test_accelerator_switch(monkeypatch):
+    """``HERMES_AUDIT_PURE_PYTHON=1`` turns the accelerator off (the pure-Python path answers)."""
+    import subprocess
+
+    code = "from hermes_audit.engine import keywords as k; print(k.available())"
+    env = dict(__import__("os").environ, HERMES_AUDIT_PURE_PYTHON="1")
+    assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True).stdout.strip() == "False"
+    keywords = _accelerator()
+    monkeypatch.setattr(keywords, "ENABLED", False)
+    assert keywords.searcher(object(), lambda: ["abc"]) is None
+
+
+def test_engine_findings_equal_with_and_without_keyword_accelerator(cat, corpus, monkeypatch):
+    """The whole engine gives the same findings with the accelerator (``pyahocorasick``) as with the
+    pure-Python keyword index, on the corpus and on benchmark-like generated texts."""
+    import random
+
+    from benchmarks import generate
+    from hermes_audit.documents.document import Document
+    from hermes_audit.documents.kinds import DocumentKind
+    from hermes_audit.engine.engine import Engine
+    from tests.corpus_util import corpus_kind, load_manifest
+
+    keywords = _accelerator()
+    docs = []
+    for row in load_manifest(corpus):
+        try:
+            docs.append(Document.from_text(row.path.read_text(encoding="utf-8"), row.rel, corpus_kind(row.rel)))
+        except (OSError, UnicodeDecodeError):
+            continue
+    rng = random.Random(11)
+    kinds = [DocumentKind.AGENTS_MD, DocumentKind.MEMORY, DocumentKind.SOUL_MD]
+    docs += [Document.from_text(generate.context_text(rng, rng.randint(2_000, 30_000), i % 2 == 0, 0.4),
+                                f"g{i}.md", kinds[i % 3]) for i in range(16)]
+
+    def key(res):
+        return [(f.rule_id, f.span.start, f.span.end, f.message, f.severity, f.confidence, f.decoded) for f in res.findings]
+
+    built = []
+    real_init = keywords.KeywordSearch.__init__
+
+    def counting_init(self, keys):
+        built.append(1)
+        real_init(self, keys)
+
+    monkeypatch.setattr(keywords, "_search", None)
+    monkeypatch.setattr(keywords.KeywordSearch, "__init__", counting_init)
+    fast = [key(Engine(cat.rules).run(d)) for d in docs]
+    assert built, "the accelerator was not used"
+    assert any(fast)
+    monkeypatch.setattr(keywords, "ENABLED", False)
+    slow = [key(Engine(cat.rules).run(d)) for d in docs]
+    assert fast == slow
+
+
 def test_engine_findings_equal_engine_without_shortcuts(cat, corpus, monkeypatch):
     """The whole engine with prefilters, anchoring and fast views gives exactly the findings of the
     engine that runs every pattern with plain ``finditer``."""
@@ -406,6 +505,35 @@ def test_encoded_payload_runs_equal_whole_text_search(parts):
         assert fast == hits()
     finally:
         payloads._RUNS = real
+
+
+@SETTINGS
+@given(st.text(alphabet=st.sampled_from(_PAYLOAD_ALPHABET + ["é", "`"]), max_size=400))
+@example("x" * 19 + " " + "y" * 20 + "=" + "-" * 25)
+def test_payload_runs_pattern_equals_plain_run_pattern(text):
+    """The look-behind form of ``payloads._RUNS`` gives the spans of the plain ``[...]{20,}`` (issue 8)."""
+    from hermes_audit.engine import payloads
+
+    plain = re.compile(r"[A-Za-z0-9+/=_-]{20,}")
+    assert [m.span() for m in payloads._RUNS.finditer(text)] == [m.span() for m in plain.finditer(text)]
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(["`", "``", "```", "a", "b c", "\n", "\n\n", "\n \t\n", " ", "~~~", "é"]), max_size=40),
+       st.integers(1, 80))
+@example(["``", "a", "`", "b", "``"], 1)
+@example(["```", "a", "\n\n", "```"], 1)
+def test_inline_code_pattern_equals_original(parts, repeat):
+    """``markdown._INLINE`` (opening ``(``*)``) gives the matches and groups of the original ``(`+)`` form,
+    and the fence pre-check drops no fence (issue 8)."""
+    from hermes_audit.engine import markdown
+
+    text = "".join(parts) * (repeat if len("".join(parts)) * repeat < 4_000 else 1)
+    original = re.compile(r"(`+)(?!`)((?:(?!\n[ \t]*\n).){1,2000}?)(?<!`)\1(?!`)", re.S)
+    assert ([(m.span(), m.span(1), m.span(2)) for m in markdown._INLINE.finditer(text)]
+            == [(m.span(), m.span(1), m.span(2)) for m in original.finditer(text)])
+    if "```" not in text and "~~~" not in text:
+        assert markdown._FENCE.search(text) is None
 
 
 def test_no_ascii_character_is_changed_by_step_one():
@@ -1557,3 +1685,182 @@ def test_ascii_members_of_the_word_class_are_letters_and_digits():
     from hermes_audit.engine import deobfuscate as deob
 
     assert {chr(i) for i in range(128) if deob._WORD.fullmatch(chr(i))} == set(deob._ASCII_ALNUM)
+
+
+def test_catalog_cheap_key_skips_reading_only_while_rule_files_are_unchanged(tmp_path, monkeypatch):
+    """Issue 8: a warm catalog is found by its rule files' size/mtime/ctime/inode (``catalog._stat_key``) without
+    reading or hashing them; a rewritten file (even with the same bytes) misses that key and is hashed in full,
+    and changed bytes are parsed and validated again."""
+    import os
+    import shutil
+
+    from hermes_audit.engine import catalog as C
+
+    rules = tmp_path / "rules"
+    shutil.copytree(C.default_rules_dir(), rules)
+    monkeypatch.setenv("HERMES_AUDIT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("HERMES_AUDIT_NO_CACHE", raising=False)
+    monkeypatch.setattr(C, "_CACHE", {})
+    cold = C.load_catalog(rules)
+    assert len(list((tmp_path / "cache").glob("catalogkey-*.marshal"))) == 1
+    real_key, real_yaml = C._cache_key, C._load_yaml
+
+    def no_hash(raw):
+        raise AssertionError("rule files hashed")
+
+    def no_parse(path, raw=None):
+        raise AssertionError("rule files parsed")
+
+    monkeypatch.setattr(C, "_cache_key", no_hash)
+    monkeypatch.setattr(C, "_load_yaml", no_parse)
+    monkeypatch.setattr(C, "_CACHE", {})
+    assert _catalog_signature(C.load_catalog(rules)) == _catalog_signature(cold)  # neither hashed nor parsed
+    # the same bytes written again: new change time, so the content is hashed, but the entry is found
+    f = rules / "injection.yaml"
+    st = os.stat(f)
+    f.write_bytes(f.read_bytes())
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))  # even with the old modification time
+    monkeypatch.setattr(C, "_CACHE", {})
+    with pytest.raises(AssertionError, match="hashed"):
+        C.load_catalog(rules)
+    monkeypatch.setattr(C, "_cache_key", real_key)
+    monkeypatch.setattr(C, "_CACHE", {})
+    assert _catalog_signature(C.load_catalog(rules)) == _catalog_signature(cold)  # not parsed: content entry hit
+    # changed bytes: parsed and validated again, and the new title is seen
+    monkeypatch.setattr(C, "_load_yaml", real_yaml)
+    f.write_text(f.read_text(encoding="utf-8").replace("title:", "title: X", 1), encoding="utf-8")
+    monkeypatch.setattr(C, "_CACHE", {})
+    changed = C.load_catalog(rules)
+    assert changed.rules[[r.source for r in changed.rules].index("injection.yaml")].title.startswith("X")
+    # an added rule file changes the key too
+    (rules / "zz-extra.yaml").write_text((rules / "injection.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(C, "_CACHE", {})
+    with pytest.raises(C.CatalogError, match="already used"):
+        C.load_catalog(rules)
+
+
+# --- tail-first starts: the rarer part after a long gap is found first (issue 8, worst case) ---------------
+
+_TAIL_SHAPES = [
+    r"\b(?:send|post|log)(?:s|ed)?\b[^\n]{0,40}?\b(?:to|at|on)\s+<?(?:https?|wss?)://[^\s\"'<>)`]{0,50}",
+    r"\b(?:urlopen|axios\.)(?-i:(?=[^\n(]{0,45}+\())[^\n]{0,40}(?:dict\(env\)|env\.copy\(\))[^\n`\"]{0,40}"
+    r"|(?:dict\(env\)|env\.copy\(\))[^\n]{0,40}\b(?:urlopen|axios\.|socket\.)",
+    r"\bcurl\b(?-i:[^\ncC-]*+)(?:(?:c(?!url\b)|\Bc|-(?!d[ \t=]{1,4}@))(?-i:[^\ncC-]*+))*+-(?<=\bcurl\b[^\n]{0,40}?-)"
+    r"d[ \t=]{1,4}[\"']?(?:\w+=)?@[ \t]{0,2}~?/?\.?(?:env\b|ssh/)[^\s`'\"|;&<>)]{0,40}",
+    r"\b(?:dig|host)\s+[^\n]{0,40}?(?:\$\([^()\n]{0,40}\)|\$\{?[A-Za-z_]\w{0,10}\}?)[^\s`'\"|;&<>)]{0,40}",
+    r"!\[[^\]\n]{0,40}?\b(?:run|send)[\W_]{1,4}(?:this|\$)[^\]\n]{0,40}\]",
+    r"\b(?:scp|rsync)[ \t]{1,4}[^\n]{0,40}~/\.(?:ssh|aws)[^\n]{0,40}[\w.-]{1,10}@[\w.-]{1,20}:",
+]
+_TAIL_ALPHABET = ["send", "post", "logs", "to", "at", "on", " ", "\n", "https://", "ws://", "<", "x", "urlopen",
+                  "axios.", "(", ")", "dict(env)", "env.copy()", "socket.", "curl", "c", "-", "-d", "@", "~/.ssh/",
+                  ".env", "dig", "host", "$", "$(", "${A}", "![", "]", "run", "this", "scp", "rsync", "~/.aws",
+                  "u@h:", "Send", "\u212a", "\u00e9", "\t", "=", "a=", "'"]
+
+
+def _tail_compile(shape: str, engine: str, flags: int):
+    """``shape`` compiled by ``engine`` (``regex`` when ``re`` cannot: a variable-width look-behind)."""
+    try:
+        return (re if engine == "re" else regex).compile(shape, flags)
+    except re.error:
+        return regex.compile(shape, flags)
+
+
+def _tail_strict(monkeypatch, scan: bool) -> None:
+    """Switch off every cost heuristic of :func:`_tail_starts`, so only its exact reasoning decides."""
+    from hermes_audit.engine import prefilter as pf
+
+    monkeypatch.setattr(pf, "TAIL_MIN_CHARS", 0)
+    monkeypatch.setattr(pf, "TAIL_MIN_REACH", 0)
+    monkeypatch.setattr(pf, "TAIL_CANDIDATE_CHARS", 1)
+    monkeypatch.setattr(pf, "TAIL_MAX_KEPT", 10.0**9)
+    monkeypatch.setattr(pf, "TAIL_OCCURRENCE_CHARS", 10**9 if scan else 1)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(shape=st.sampled_from(_TAIL_SHAPES), engine=st.sampled_from(["re", "regex"]), ci=st.booleans(),
+       scan=st.booleans(), parts=st.lists(st.sampled_from(_TAIL_ALPHABET), max_size=60))
+def test_tail_starts_hold_every_match_start(monkeypatch, shape, engine, ci, scan, parts):
+    """Every start ``finditer`` reports (and every start where ``match`` succeeds, overlapping ones included)
+    is among :func:`_tail_starts`' candidates, whether the probe is found per keyword or by one scan."""
+    from hermes_audit.engine.prefilter import _tail_starts, tail_branches
+
+    _tail_strict(monkeypatch, scan)
+    pat = _tail_compile(shape, engine, re.IGNORECASE if ci else 0)
+    assert tail_branches(pat) is not None, shape
+    text = "".join(parts)
+    index = LiteralIndex(text)
+    if len(index.folded) != len(text):
+        return
+    got = _tail_starts(pat, text, index, None)
+    if got is None:  # only a non-ASCII probe keyword with the scan refuses
+        assert scan
+        return
+    assert got == sorted(set(got))
+    every = {p for p in range(len(text)) if pat.match(text, p)}
+    assert every <= set(got), (shape, text)
+    assert {m.start() for m in pat.finditer(text)} <= set(got)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(shape=st.sampled_from(_TAIL_SHAPES), engine=st.sampled_from(["re", "regex"]),
+       unit=st.lists(st.sampled_from(_TAIL_ALPHABET), min_size=1, max_size=8),
+       tail=st.lists(st.sampled_from(_TAIL_ALPHABET), max_size=30))
+def test_dense_heads_with_tail_starts_equal_finditer(monkeypatch, shape, engine, unit, tail):
+    """Dense keywords (the loop gives up on them) with the tail-first step at its real settings (but for the
+    text size): the matches, overlapping candidates and ``finditer``'s resumption after each match included,
+    are ``finditer``'s."""
+    from hermes_audit.engine import prefilter as pf
+
+    monkeypatch.setattr(pf, "TAIL_MIN_CHARS", 0)
+    pat = _tail_compile(shape, engine, re.IGNORECASE)
+    text = "".join(unit) * (3000 // len("".join(unit)) + 1) + "".join(tail) + " send to https://x.example/a"
+    assert _spans(iter_matches(pat, text)) == _spans(pat.finditer(text)), (shape, engine, text[:60])
+
+
+def test_tail_first_rules_out_dense_heads_without_their_tail():
+    """Glued environment dumps (no request call) and verbs without a URL: no candidate start at all, where
+    the plain search tried each of them across its gap (issue 8: ~700 ms/MB for the dumps)."""
+    from hermes_audit.engine import prefilter as pf
+    from hermes_audit.engine.prefilter import _tail_starts
+
+    cat = load_catalog()
+    for code, i, text in [("HA401", 4, "dict(os.environ)" * 20_000), ("HA401", 4, "axios.s.env " * 20_000),
+                          ("HA703", 0, "beacon word word at word http:// word " * 5_000),
+                          ("HA401", 1, "curl@\t-daws/" * 20_000)]:
+        assert len(text) >= pf.TAIL_MIN_CHARS
+        pat = materialize(next(r for r in cat.rules if r.code == code).compiled[i])
+        assert _tail_starts(pat, text, LiteralIndex(text), None) == [], (code, i)
+        assert list(iter_matches(pat, text)) == []
+
+
+def test_tail_split_refuses_what_would_change_meaning():
+    """Back-references, whole-pattern inline flags, verbose mode and probes without keywords: no tail step."""
+    from hermes_audit.engine.prefilter import tail_branches
+
+    for src, flags in [(r"(a)\bsend[^\n]{0,40}\1to", 0), (r"(?i)send[^\n]{0,40}to", 0),
+                       (r"send[^\n]{0,40}to", re.VERBOSE), (r"send[^\n]{0,40}(?:x)?", 0),
+                       (r"send[^\n]{0,40}\w+", 0), (r"(?P<v>send)[^\n]{0,40}(?P=v)", 0), (r"send|to", 0)]:
+        assert tail_branches(re.compile(src, flags)) is None, src
+    assert tail_branches(re.compile(r"send[^\n]{0,40}?to")) is not None
+
+
+@pytest.mark.parametrize("scan", [False, True])
+@pytest.mark.parametrize("engine", ["re", "regex"])
+def test_tail_starts_keep_matches_at_the_exact_reach(monkeypatch, scan, engine):
+    """A tail exactly ``near`` or ``far`` characters after the start (shortest and longest head, empty and
+    full gap) still leaves the start a candidate."""
+    from hermes_audit.engine.prefilter import _tail_starts
+
+    _tail_strict(monkeypatch, scan)
+    mod = re if engine == "re" else regex
+    pat = mod.compile(r"\b(?:log|send)(?:s)?[^\n]{0,40}?to", mod.IGNORECASE)
+    seen = 0
+    for verb in ("log", "sends"):
+        for k in range(0, 44):
+            for more in ("", " to" * 3):  # fewer probe matches than starts, or more (both ways of pairing them)
+                text = "x " + verb + "-" * k + "to" + more
+                want = {m.start() for m in pat.finditer(text)}
+                assert 2 in want or k > 40
+                assert want <= set(_tail_starts(pat, text, LiteralIndex(text), None)), (verb, k)
+                seen += bool(want)
+    assert seen == 2 * 2 * 41  # the gap takes 0..40 characters

@@ -462,7 +462,7 @@ def _load_audit_file(path: Path, data: Any = None) -> list[Rule]:
 _CACHE: dict[str, Catalog] = {}
 
 #: Shape of the on-disk catalog cache; part of its key.
-_CACHE_FORMAT = 4
+_CACHE_FORMAT = 5
 #: Fields of :class:`Rule` stored in the cache as they are (``severity``/``confidence`` by name; the compiled
 #: patterns are rebuilt lazily from ``patterns``/``version_patterns``).
 _RULE_FIELDS = ("code", "name", "family", "title", "message", "help", "kinds", "source", "fix", "references",
@@ -478,7 +478,7 @@ def _cache_key(raw: dict[str, bytes]) -> str:
 
     here = Path(__file__).resolve().parent
     code = []
-    for src in ("catalog.py", "prefilter.py", "regex_code.py", "../hermes/threats.py"):
+    for src in _KEY_SOURCES:
         try:
             code.append((here / src).read_bytes())
         except OSError:
@@ -486,6 +486,40 @@ def _cache_key(raw: dict[str, bytes]) -> str:
     parts: list = [_CACHE_FORMAT, __version__, getattr(regex, "__version__", "?"), _yaml_version(), *code]
     for name in sorted(raw):
         parts += [name, raw[name]]
+    return digest(parts)
+
+
+#: Source files (relative to this package) whose code a cached catalog depends on; see :func:`_cache_key`.
+_KEY_SOURCES = ("catalog.py", "prefilter.py", "regex_code.py", "../hermes/threats.py")
+
+
+def _file_signature(path: Path) -> str:
+    """``size:mtime_ns:ctime_ns:inode:device`` of ``path``, or ``?`` when it cannot be read. Writing a file
+    changes its ctime, which no user-space call sets back, so an unchanged signature means unchanged bytes."""
+    import os
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "?"
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:{st.st_dev}"
+
+
+def _stat_key(names: list) -> str:
+    """A cheap key for the catalog of a rules directory (issue 8: start-up time): a digest of the rule
+    files' and the validating code's :func:`_file_signature` plus the versions :func:`_cache_key` covers.
+    It maps to the content digest (:func:`_cache_key`) the files had when the entry was written (the
+    ``catalogkey`` entries of :mod:`hermes_audit.datacache`), so a run whose files are unchanged reads no
+    rule file and hashes no content; any change to a file's signature is a miss, and the rule files are
+    read and hashed in full. ``names`` are the rule files' paths."""
+    from hermes_audit import __version__
+    from hermes_audit.datacache import digest
+
+    here = Path(__file__).resolve().parent
+    parts: list = ["stat", _CACHE_FORMAT, __version__, getattr(regex, "__version__", "?"), _yaml_version()]
+    parts += [_file_signature(here / src) for src in _KEY_SOURCES]
+    for p in names:
+        parts += [str(p), _file_signature(p)]
     return digest(parts)
 
 
@@ -532,11 +566,11 @@ def _parity_from_record(rec: Any, codes: dict, re_codes: dict) -> ParityCatalog:
     return ParityCatalog(rules, versions, _rule_from_record(inv_rec, codes))
 
 
-def _write_cache(key: str, cat: "Catalog") -> None:
+def _write_cache(key: str, cat: "Catalog") -> bool:
     """Store the validated catalog as plain data (:mod:`hermes_audit.datacache`; silently skipped when a
-    rule holds a value :mod:`marshal` cannot write, e.g. a YAML date in detector parameters)."""
+    rule holds a value :mod:`marshal` cannot write, e.g. a YAML date in detector parameters). True when stored."""
     from hermes_audit import datacache
-    from hermes_audit.engine.prefilter import export_analysis, export_narrowing
+    from hermes_audit.engine.prefilter import export_analysis, export_boundary, export_narrowing, narrowing_helpers
     from hermes_audit.engine.regex_code import compile_and_capture, re_compile_and_capture
 
     pats = [(p, int(re.IGNORECASE)) for r in cat.parity.rules for p in r.version_patterns.values()]
@@ -571,11 +605,34 @@ def _write_cache(key: str, cat: "Catalog") -> None:
             tail = tail_pattern(p, compiled.flags)
             tails[f"{int(compiled.flags)}\x00{p}"] = (
                 None if tail is None else (tail.pattern, re_compile_and_capture(tail.pattern, compiled.flags)[1]))
+    from hermes_audit.engine.regex_code import re_builtin_codes
+
+    try:  # the engine's own ``re`` constants (issue 8: see regex_code.re_compile_builtin)
+        re_codes.update({k: v for k, v in re_builtin_codes().items() if k not in re_codes})
+    except Exception:  # only costs time: those patterns are compiled the ordinary way
+        pass
     # what the engine's candidate-start narrowing derives from each pattern's text (keyed by the compiled
     # pattern's own flags, as prefilter.narrowing looks it up)
     engine_pats = [materialize(c) for r in [*cat.parity.rules, cat.parity.invisible_rule, *cat.rules]
                    for c in r.compiled]
     narrowing = export_narrowing((c.pattern, int(c.flags)) for c in engine_pats)
+    boundary = export_boundary((c.pattern, int(c.flags)) for c in engine_pats)
+    for c in engine_pats:  # the helper patterns narrowing compiles, by their own engine (see narrowing_helpers)
+        is_re = isinstance(c, re.Pattern)
+        rec = narrowing.get(f"{int(c.flags)}\x00{c.pattern}")
+        for src, fl in (narrowing_helpers(rec, int(c.flags), not is_re).values() if rec is not None else ()):
+            k = f"{fl}\x00{src}"
+            try:
+                if is_re and k not in re_codes:
+                    got = re_compile_and_capture(src, fl)[1]
+                    if got is not None:
+                        re_codes[k] = got
+                elif not is_re and k not in codes:
+                    got = compile_and_capture(src, fl)[1]
+                    if got is not None:
+                        codes[k] = got
+            except (re.error, regex.error):  # narrowing then compiles it (and gives up) as before
+                continue
     par = cat.parity
     parity_rec = ({v: (c.max_scan_chars, tuple(sorted(c.invisible_chars))) for v, c in par.versions.items()},
                   [_rule_record(r) for r in par.rules], _rule_record(par.invisible_rule))
@@ -586,12 +643,12 @@ def _write_cache(key: str, cat: "Catalog") -> None:
         re_codes = {k: packed(v) for k, v in re_codes.items()}
         tails = {k: None if v is None else (v[0], None if v[1] is None else packed(v[1])) for k, v in tails.items()}
     except ValueError:
-        return
-    datacache.write("catalog", key, {"format": _CACHE_FORMAT, "files": list(cat.files), "parity": parity_rec,
+        return False
+    return datacache.write("catalog", key, {"format": _CACHE_FORMAT, "files": list(cat.files), "parity": parity_rec,
                                      "rules": [_rule_record(r) for r in cat.rules],
                                      "prefilters": export_analysis(pats), "regex_code": codes,
                                      "re_code": re_codes, "tails": tails,
-                                     "narrowing": narrowing})
+                                     "narrowing": narrowing, "boundary": boundary})
 
 
 def _from_cache(cached: Any) -> Optional["Catalog"]:
@@ -605,16 +662,19 @@ def _from_cache(cached: Any) -> Optional["Catalog"]:
         rules = [_rule_from_record(rec, codes) for rec in cached["rules"]]
         cat = Catalog(rules, parity, list(cached["files"]))
         prefilters, tails, narrowing = cached["prefilters"], cached["tails"], cached["narrowing"]
-        if not all(isinstance(x, dict) for x in (codes, prefilters, tails, narrowing)):
+        boundary = cached["boundary"]
+        if not all(isinstance(x, dict) for x in (codes, prefilters, tails, narrowing, cached["re_code"], boundary)):
             return None
     except Exception:  # any surprise in the entry: load from YAML instead
         return None
-    from hermes_audit.engine.prefilter import preload_analysis, preload_narrowing
-    from hermes_audit.engine.regex_code import remember, remember_tails
+    from hermes_audit.engine.prefilter import preload_analysis, preload_boundary, preload_narrowing
+    from hermes_audit.engine.regex_code import remember, remember_re, remember_tails
 
     preload_analysis(prefilters)
     preload_narrowing(narrowing)
+    preload_boundary(boundary)
     remember(codes)
+    remember_re(cached["re_code"])
     remember_tails(tails)
     return cat
 
@@ -636,7 +696,9 @@ def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
     again, and each pattern
     (``regex`` for audit rules, ``re`` for Hermes' own) is built from its
     recorded op-codes the first time a text passes its prefilter
-    (:class:`LazyPattern`). An entry that does not load is a miss.
+    (:class:`LazyPattern`). An entry that does not load is a miss. Before reading the rule files, a
+    cheap key over their sizes, modification and change times (:func:`_stat_key`) is looked up: when it
+    names the content digest of an entry, the rule files are not read or hashed at all.
     """
     d = (rules_dir or default_rules_dir()).resolve()
     key = str(d)
@@ -647,10 +709,18 @@ def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
     parity_path = d / "hermes-parity.yaml"
     if not parity_path.is_file():
         raise CatalogError(f"rules directory {d} has no hermes-parity.yaml")
+    from hermes_audit import datacache
+
+    paths = [p for p in sorted(d.glob("*.yaml")) if p.name not in HERMES_DATA_FILES]
+    quick = _stat_key(paths)
+    content_key = datacache.read("catalogkey", quick)
+    if isinstance(content_key, str):  # the files are as they were when an entry was written: no read, no hash
+        cat = _cached_catalog(datacache.read("catalog", content_key), {p.name for p in paths})
+        if cat is not None:
+            _CACHE[key] = cat
+            return cat
     raw: dict[str, bytes] = {}
-    for p in sorted(d.glob("*.yaml")):
-        if p.name in HERMES_DATA_FILES:
-            continue
+    for p in paths:
         try:
             with open(p, "rb") as fh:
                 data = fh.read(MAX_RULE_FILE_BYTES + 1)
@@ -659,14 +729,8 @@ def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
         if len(data) > MAX_RULE_FILE_BYTES:
             raise _err(p, None, f"file is more than {MAX_RULE_FILE_BYTES:,} bytes")
         raw[p.name] = data
-    from hermes_audit import datacache
-
     digest = _cache_key(raw)
-    cached = datacache.read("catalog", digest)
-    cat = None
-    if isinstance(cached, dict) and cached.get("format") == _CACHE_FORMAT and isinstance(cached.get("files"), list) \
-            and set(cached["files"]) == set(raw):
-        cat = _from_cache(cached)
+    cat = _cached_catalog(datacache.read("catalog", digest), set(raw))
     if cat is None:
         parsed = {name: _load_yaml(d / name, data) for name, data in raw.items()}
         parity = _load_parity(parity_path, parsed[parity_path.name])
@@ -684,6 +748,17 @@ def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
                     raise CatalogError(f"invalid rule file {r.source}, rule {r.code}: '{k}' is already used in {seen[k]}")
                 seen[k] = r.source
         cat = Catalog(rules, parity, files)
-        _write_cache(digest, cat)
+        if not _write_cache(digest, cat):
+            _CACHE[key] = cat
+            return cat
+    datacache.write("catalogkey", quick, digest)
     _CACHE[key] = cat
     return cat
+
+
+def _cached_catalog(cached: Any, names: set) -> Optional["Catalog"]:
+    """The catalog of a cache entry (:func:`_from_cache`) when it has this format and these rule files."""
+    if isinstance(cached, dict) and cached.get("format") == _CACHE_FORMAT and isinstance(cached.get("files"), list) \
+            and set(cached["files"]) == names:
+        return _from_cache(cached)
+    return None

@@ -32,32 +32,36 @@ import bisect
 import re
 from typing import Optional
 
+from hermes_audit.engine.regex_code import re_compile_builtin as _compile  # issue 8: op-codes from the catalog cache
 from hermes_audit.findings import Severity
 
 #: Highest severity an audit finding keeps when it lies in quoted or code text.
 DESCRIBES_SEVERITY_CAP = Severity.MEDIUM
 
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.M)
-_INLINE = re.compile(r"(`+)(?!`)((?:(?!\n[ \t]*\n).){1,2000}?)(?<!`)\1(?!`)", re.S)
-_QUOTE_LINE = re.compile(r"^[ \t]{0,3}>.*$", re.M)
+_FENCE = _compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.M)
+#: An inline code span. ``(``*)`` is ``(`+)`` spelled to open with a literal: ``re`` then jumps from one
+#: backtick to the next instead of trying a match at every position (issue 8: 38% less time; same spans,
+#: tests/test_performance_equivalence.py).
+_INLINE = _compile(r"(``*)(?!`)((?:(?!\n[ \t]*\n).){1,2000}?)(?<!`)\1(?!`)", re.S)
+_QUOTE_LINE = _compile(r"^[ \t]{0,3}>.*$", re.M)
 #: Pairs of quotation marks that delimit a quoted example (opening, closing), one line at most.
 _QUOTE_PAIRS = [
     ("\"", "\""), ("\u201c", "\u201d"), ("\u201e", "\u201c"), ("\u00ab", "\u00bb"), ("\u300c", "\u300d"),
     ("\u300e", "\u300f"), ("\u2018", "\u2019"), ("\uff02", "\uff02"),
 ]
-_QUOTED = [re.compile(re.escape(o) + r"([^\n" + re.escape(o + c) + r"]{3,400})" + re.escape(c)) for o, c in _QUOTE_PAIRS]
+_QUOTED = [_compile(re.escape(o) + r"([^\n" + re.escape(o + c) + r"]{3,400})" + re.escape(c)) for o, c in _QUOTE_PAIRS]
 
 #: Text just before a double quote that makes the quote part of a shell command: ``--data="``, ``KEY="``,
 #: ``-d "``, ``--post-data "``, ``python3 -c "``.
-_SHELL_QUOTE_BEFORE = re.compile(r"(?:=|(?<![\w-])-{1,2}[A-Za-z][\w-]{0,40}[ \t]{1,2})\Z")
+_SHELL_QUOTE_BEFORE = _compile(r"(?:=|(?<![\w-])-{1,2}[A-Za-z][\w-]{0,40}[ \t]{1,2})\Z")
 #: Quoted text that is a shell substitution (``"$(env)"``, ``"${TOKEN}"``): the quote belongs to a command.
-_SHELL_QUOTE_BODY = re.compile(r"\s{0,2}\$[({]")
+_SHELL_QUOTE_BODY = _compile(r"\s{0,2}\$[({]")
 #: A line that holds only an inline code span (optionally as a list item): the span is the instruction.
-_CODE_ONLY_LINE = re.compile(r"[ \t]{0,12}(?:[-*+][ \t]{1,4}|\d{1,3}[.)][ \t]{1,4})?\Z")
-_CODE_ONLY_AFTER = re.compile(r"[ \t]{0,4}[.:;]?[ \t]{0,4}(?:\r?\n|\Z)")
+_CODE_ONLY_LINE = _compile(r"[ \t]{0,12}(?:[-*+][ \t]{1,4}|\d{1,3}[.)][ \t]{1,4})?\Z")
+_CODE_ONLY_AFTER = _compile(r"[ \t]{0,4}[.:;]?[ \t]{0,4}(?:\r?\n|\Z)")
 #: Inline code that reads as a shell command: a command word first, or shell syntax (substitution, pipe,
 #: redirection, chaining). "`ignore previous instructions`" alone on a line is still a quoted phrase.
-_SHELL_COMMAND = re.compile(
+_SHELL_COMMAND = _compile(
     r"[ \t]*(?:sudo[ \t]+)?(?:curl|wget|nslookup|dig|host|ping|nc|ncat|netcat|ssh|scp|rsync|python[0-9.]*|node|deno|"
     r"ruby|perl|php|bash|sh|zsh|cat|echo|printf|printenv|env|export|eval|exec|source|base64|xxd|rm|dd|mkfs\S*|chmod|"
     r"chown|crontab|git|npm|npx|pip[0-9]*|uv|docker|kubectl|aws|gcloud|az|powershell|pwsh|iex|iwr|irm|Invoke-\w+|"
@@ -65,17 +69,17 @@ _SHELL_COMMAND = re.compile(
     r"|.*(?:\$\(|\$\{|\$[A-Za-z_]|\|[ \t]*\w|>>?[ \t]*[~/$\w]|&&)",
 )
 #: A verb that runs the inline code span after it on the same sentence: "Run `...`", "then execute: `...`".
-_RUN_INLINE = re.compile(
+_RUN_INLINE = _compile(
     r"\b(?:run|execute|exec|paste|enter|invoke|source|eval)\b[^`\n]{0,40}\Z", re.I,
 )
 #: A negation or prohibition earlier on the same sentence ("never run `...`", "do not execute `...`").
-_NEGATED = re.compile(r"\b(?:not|never|no|avoid|without|refuse|forbid(?:den)?|prohibit(?:ed)?)\b|n[\'\u2019]t\b", re.I)
+_NEGATED = _compile(r"\b(?:not|never|no|avoid|without|refuse|forbid(?:den)?|prohibit(?:ed)?)\b|n[\'\u2019]t\b", re.I)
 #: A list item line ("- ...", "* ...", "1. ...").
-_LIST_ITEM = re.compile(r"[ \t]{0,12}(?:[-*+]|\d{1,3}[.)])[ \t]")
+_LIST_ITEM = _compile(r"[ \t]{0,12}(?:[-*+]|\d{1,3}[.)])[ \t]")
 #: Lines looked back for the line that introduces a command line or a list of them.
 _LEAD_IN_LINES = 30
 #: Words of a lead-in line that present what follows as examples, not as steps.
-_DESCRIBES_LEAD_IN = re.compile(
+_DESCRIBES_LEAD_IN = _compile(
     r"\b(?:examples?|e\.g\.|such\s+as|like|dangerous|malicious|attack\w*|suspicious|red\s+flags?|blocks?|blocked|"
     r"detects?|detected|flag(?:s|ged)?|patterns?|indicators?|payloads?|exploits?|risky|unsafe)\b",
     re.I,
@@ -83,7 +87,7 @@ _DESCRIBES_LEAD_IN = re.compile(
 #: Characters of a line looked at before an inline code span for a run verb or a negation.
 _RUN_WINDOW = 160
 #: Where a sentence starts, looking back from an inline code span.
-_SENTENCE_BREAK = re.compile(r".*(?:[.!?;]\s|`)", re.S)
+_SENTENCE_BREAK = _compile(r".*(?:[.!?;]\s|`)", re.S)
 
 
 def _shell_quote(text: str, start: int, body: str) -> bool:
@@ -128,7 +132,7 @@ def _inline_performs(text: str, start: int, end: int) -> bool:
 
 
 #: Reported speech right before a match: the phrase is what someone else says, not an instruction.
-_REPORTED = re.compile(
+_REPORTED = _compile(
     r"(?:"
     r"\b(?:tell(?:s|ing)?|ask(?:s|ing)?|instruct(?:s|ing)?|urg(?:es|ing)|direct(?:s|ing)?|trick(?:s|ing)?|"
     r"convinc(?:es|ing)|push(?:es|ing)?|get(?:s|ting)?|want(?:s|ing)?)\s+(?:you|the\s+(?:model|agent|assistant|ai|llm))\s+to"
@@ -142,7 +146,7 @@ _REPORTED = re.compile(
 #: Characters of the same line looked at before a match for reported speech.
 _REPORTED_WINDOW = 60
 #: A line that hands the following code block to the agent to run: the block then performs, not describes.
-_RUN_THIS = re.compile(
+_RUN_THIS = _compile(
     r"\b(?:run|execute|exec|paste|source|eval)\b[^\n]{0,60}\b(?:this|these|the\s+following|below|it)\b"
     r"|\b(?:always|first|before\s+\w+(?:\s+\w+)?|once\s+per\s+session|every\s+(?:session|time|task))\b[^\n]{0,40}\b(?:run|execute)\b",
     re.I,
@@ -192,7 +196,7 @@ class ExampleSpans:
         self._fences: list[tuple[int, int, int]] = []  # (open start, close start or -1, end)
         open_fence: Optional[str] = None
         open_start = 0
-        for m in _FENCE.finditer(text):
+        for m in (_FENCE.finditer(text) if "```" in text or "~~~" in text else ()):  # issue 8: needed for any fence
             marker = m.group(1)
             if open_fence is None:
                 open_fence = marker

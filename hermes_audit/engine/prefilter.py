@@ -41,6 +41,8 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
+from hermes_audit.engine import keywords as _keywords
+
 try:  # Python 3.11+
     from re import _constants as _c  # type: ignore[attr-defined]
     from re import _parser as _sre_parse  # type: ignore[attr-defined]
@@ -526,6 +528,29 @@ def _int_grams(blob: str) -> set:
 
 
 _NO_OCCURRENCES: list = []
+#: Keywords asked of a long text that the accelerator's keyword set lacked (added at its next build).
+_MISSED_KEYWORDS: set = set()
+MAX_MISSED_KEYWORDS = 4_096
+
+
+def _catalog_keywords() -> set:
+    """Every keyword of the analysed patterns (required and leading literals), plus :data:`_MISSED_KEYWORDS`."""
+    out = set(_MISSED_KEYWORDS)
+    for pf, lead, _density, _window in list(_ANALYSIS.values()):
+        if pf is not None:
+            for clause in pf.clauses:
+                out.update(clause)
+        if lead:
+            out.update(lead)
+    return out
+
+
+def _keyword_search():
+    """The optional accelerator's :class:`~hermes_audit.engine.keywords.KeywordSearch` over
+    :func:`_catalog_keywords` (rebuilt when more patterns were analysed or keywords missed), or None."""
+    if not _keywords.ENABLED:
+        return None
+    return _keywords.searcher((len(_ANALYSIS), len(_MISSED_KEYWORDS)), _catalog_keywords)
 
 
 class LiteralIndex:
@@ -537,11 +562,13 @@ class LiteralIndex:
     much shorter than the text), and only when every 4-character piece of it is
     among the 4-character pieces of the tokens. Literals with characters the text
     lacks are answered from the character set. Memory: the distinct tokens and
-    their 4-grams, bounded by the text size.
+    their 4-grams, bounded by the text size. With the optional accelerator
+    (:mod:`hermes_audit.engine.keywords`, ``pyahocorasick``), a long text instead
+    gets the set of catalog keywords present, from one pass (issue 8); same answers.
     """
 
     __slots__ = ("folded", "_memo", "_ascii", "_chars", "_grams", "_blob", "_long", "_tokens", "_occ", "_starts",
-                 "_numbers")
+                 "_numbers", "_accel", "_present")
 
     def __init__(self, text: str, folded: Optional[str] = None) -> None:
         self.folded = fold(text) if folded is None else folded
@@ -555,6 +582,8 @@ class LiteralIndex:
         self._occ: dict[str, list] = {}
         self._starts: dict[str, list] = {}
         self._numbers = False  # _grams holds _int_grams numbers (an ASCII blob) rather than strings
+        self._accel = None  # the KeywordSearch of hermes_audit.engine.keywords that made _present; False: none
+        self._present: set = set()
 
     def _build(self) -> None:
         tokens = set(self.folded.split())
@@ -574,7 +603,10 @@ class LiteralIndex:
 
     def prepare(self) -> None:
         """Build now the parts shared by every look-up (character set, tokens, 4-grams), which
-        :meth:`has` otherwise builds on first need; the benchmark suite times them apart from the rules."""
+        :meth:`has` otherwise builds on first need; the benchmark suite times them apart from the rules.
+        With the optional accelerator (:mod:`hermes_audit.engine.keywords`), the keyword pass instead."""
+        if len(self.folded) > DIRECT_SEARCH_CHARS and (self._accel if self._accel is not None else self._scan()):
+            return
         if not self._ascii and self._chars is None:
             self._chars = frozenset(self.folded)
         if len(self.folded) > DIRECT_SEARCH_CHARS and self._grams is None:
@@ -587,8 +619,27 @@ class LiteralIndex:
             v = self._memo[s] = self._compute(s)
         return v
 
+    def _scan(self) -> bool:
+        """One pass of the optional keyword accelerator over the folded text; False when it is off."""
+        search = _keyword_search()
+        self._accel = search if search is not None else False
+        if search is not None:
+            self._present = search.present(self.folded)
+        return search is not None
+
     def _compute(self, s: str) -> bool:
         f = self.folded
+        accel = self._accel
+        if accel is None and len(f) > DIRECT_SEARCH_CHARS:
+            accel = self._accel if self._scan() else False
+        if accel:
+            # issue 8: every catalog keyword present, from one C-level pass; others (one-character and very
+            # frequent keywords, found at once) are searched directly, and new ones join the set at its next build
+            if s in accel.keys:
+                return s in self._present
+            if len(_MISSED_KEYWORDS) < MAX_MISSED_KEYWORDS and _keywords.kept(s):
+                _MISSED_KEYWORDS.add(s)
+            return s in f
         is_ascii, has_space, grams, numbers = _LITERAL_INFO.get(s) or _literal_info(s)
         if not is_ascii:
             if self._ascii:
@@ -661,8 +712,16 @@ class LiteralIndex:
         """True when the text may contain a match of the pattern ``pf`` belongs to (``None``: always)."""
         if pf is None:
             return True
+        accel = self._accel
+        if accel is None and len(self.folded) > DIRECT_SEARCH_CHARS:
+            accel = self._accel if self._scan() else False
         memo = self._memo
         for clause in pf.clauses:
+            if accel and clause <= accel.keys:
+                # issue 8: the accelerator's keyword set answers the whole clause at C level
+                if self._present.isdisjoint(clause):
+                    return False
+                continue
             for s in clause:
                 v = memo.get(s)
                 if v is None:
@@ -933,15 +992,9 @@ def narrowing(compiled) -> _Narrowing:
     if run is None:
         return got
     try:
-        engine = _engine_of(compiled)
-        cflags = flags & ~int(re.VERBOSE)
-        got.run = engine.compile(run, cflags)
-        if engine is not re and run.startswith("(?>") and run.endswith(")\\Z"):
-            got.run_rev = engine.compile(run[3:-3], cflags | engine.REVERSE)  # the greedy run, from endpos back
-        if behind is not None:
-            got.behind = engine.compile(behind, cflags)
-            got.inner = engine.compile(inner, cflags)
-            got.notc = engine.compile(_negated_class(behind), cflags)
+        is_re = _engine_of(compiled) is re
+        for name, (src, fl) in narrowing_helpers(rec, flags, not is_re).items():
+            setattr(got, name, _compile_helper(is_re, src, fl))  # run_rev: the greedy run, from endpos back
         outside = [ch for ch in map(chr, range(128)) if got.run.match(ch) is None]
         got.stop_start = frozenset(ch for ch in outside if got.behind is None or got.behind.match(ch) is None)
         got.stop_none = frozenset(outside) - got.stop_start
@@ -1007,6 +1060,50 @@ def narrowing_record(pattern: str, flags: int) -> tuple:
         return width, clauses, run, behind, "(?!" + behind + ")" + union
     except Exception:  # any surprise: no narrowing (the plain window)
         return width, clauses, None, None, None
+
+
+def narrowing_helpers(record: tuple, flags: int, regex_engine: bool) -> dict:
+    """The helper patterns :func:`narrowing` compiles for a :func:`narrowing_record` (``flags``: the compiled
+    pattern's; ``regex_engine``: it is a ``regex`` pattern), as :class:`_Narrowing` attribute ->
+    ``(source, flags)``: ``run``, ``run_rev`` (``regex`` only: ``run`` matched backwards), and with a
+    look-behind ``behind``, ``inner`` and ``notc``; empty when there is no run narrowing. The catalog cache
+    keeps their op-codes (issue 8: start-up time)."""
+    _width, _clauses, run, behind, inner = record
+    if run is None:
+        return {}
+    cflags = int(flags) & ~int(re.VERBOSE)
+    out = {"run": (run, cflags)}
+    if regex_engine and run.startswith("(?>") and run.endswith(")\\Z"):
+        import regex
+
+        out["run_rev"] = (run[3:-3], cflags | int(regex.REVERSE))
+    if behind is not None:
+        out.update(behind=(behind, cflags), inner=(inner, cflags), notc=(_negated_class(behind), cflags))
+    return out
+
+
+def _compile_helper(is_re: bool, source: str, flags: int):
+    """A helper pattern of :func:`narrowing`, built from the catalog cache's op-codes when it has them."""
+    from hermes_audit.engine import regex_code
+
+    return (regex_code.re_compile_known if is_re else regex_code.compile_known)(source, flags)
+
+
+def export_boundary(patterns: Iterable[tuple[str, int]]) -> dict:
+    """:func:`starts_at_boundary` of ``(pattern, flags)`` pairs as plain data (for the catalog cache)."""
+    return {f"{int(flags)}\x00{pattern}": starts_at_boundary(pattern, flags) for pattern, flags in patterns}
+
+
+def preload_boundary(table: dict) -> None:
+    """Seed :func:`starts_at_boundary`'s cache from :func:`export_boundary` output (issue 8: no pattern parsed
+    at run time). Malformed entries are ignored."""
+    for k, v in table.items():
+        if isinstance(k, str) and isinstance(v, bool):
+            fl, _, pattern = k.partition("\x00")
+            try:
+                _BOUNDARY_FIRST[(pattern, int(fl))] = v
+            except ValueError:
+                continue
 
 
 def export_narrowing(patterns: Iterable[tuple[str, int]]) -> dict:
@@ -1174,6 +1271,9 @@ def _near(checks: list, a: int, b: int) -> bool:
     return True
 
 
+#: Texts shorter than this (characters) never take the tail-first step: one ``finditer`` costs them little, and
+#: the step's helper patterns (compiled on first use) would cost more (pre-commit latency, issue 8).
+TAIL_MIN_CHARS = 32_768
 #: Smallest upper bound (characters) of a gap ``[^\n]{0,N}`` at which :func:`_tail_split` splits a pattern.
 TAIL_GAP_MIN = 32
 #: Characters per tail-keyword occurrence below which :func:`_tail_positions` finds the tail with one
@@ -1183,6 +1283,11 @@ TAIL_OCCURRENCE_CHARS = 32
 TAIL_CANDIDATE_CHARS = 64
 #: Tail keyword occurrences probed to tell whether the probe matches at many of them (see :func:`_tail_starts`).
 TAIL_SAMPLE = 32
+#: Largest share of a branch's starts that may stay candidates (more: too few ruled out, one ``finditer``).
+TAIL_MAX_KEPT = 0.5
+#: Characters a pattern's head and gaps span from a start below which that start fails quickly; when most
+#: sampled starts do, :func:`_tail_starts` leaves the text to one ``finditer``.
+TAIL_MIN_REACH = 8
 #: Constructs that make a part of a pattern mean something else on its own: back-references, conditionals,
 #: recursion, ``\G``/``\K``, branch reset, and inline flags that apply to the whole pattern.
 _TAIL_REFUSE = re.compile(r"\\[1-9gGK]|\(\?(?:P[=>]|\(|R\)|[0-9&+|]|-?[0-9]|[a-zA-Z]*-?[a-zA-Z]*\))")
@@ -1250,12 +1355,13 @@ def _depth0_units(src: str):
             i = q.end()
 
 
-def _tail_split(src: str, flags: int) -> Optional[tuple[str, str, int, int]]:
-    """``(head, tail, near, far)`` of one branch's text: ``head`` is the depth-0 units before the first unit
-    that can span :data:`TAIL_GAP_MIN` characters or more (a gap), ``tail`` what follows that gap and any gap
-    right after it, and ``tail`` starts ``near`` to ``far`` characters after the branch's start (``far``:
-    ``sys.maxsize`` when unbounded). ``None`` when there is no such gap or nothing after it. Raises on a
-    pattern it cannot read (the caller gives up)."""
+def _tail_split(src: str, flags: int) -> Optional[tuple[str, str, str, int, int]]:
+    """``(head, gaps, tail, near, far)`` of one branch's text: ``head`` is the depth-0 units before the first
+    unit that can span :data:`TAIL_GAP_MIN` characters or more (a gap), ``gaps`` that gap and any gap right
+    after it (made greedy: ``{0,160}?`` becomes ``{0,160}``), ``tail`` what follows, and ``tail`` starts
+    ``near`` to ``far`` characters after the branch's start (``far``: ``sys.maxsize`` when unbounded).
+    ``None`` when there is no such gap or nothing after it. Raises on a pattern it cannot read (the caller
+    gives up)."""
     units = list(_depth0_units(src))
     if any(u[2] == "|" for u in units):
         raise ValueError("alternation")
@@ -1266,13 +1372,16 @@ def _tail_split(src: str, flags: int) -> Optional[tuple[str, str, int, int]]:
     if k == 0 or k == len(units):
         return None
     head = src[:units[k][0]]
+    gaps = []
     while k < len(units) and _is_gap(src, units[k], fk):
+        a, b, _kind, e = units[k]
+        gaps.append(src[a:b - 1] if b - e > 1 and src[b - 1] == "?" else src[a:b])
         k += 1
     if k == len(units):
         return None
     cut = units[k][0]
     lo, hi = _parse(src[:cut], fk).getwidth()
-    return head, src[cut:], int(lo), (sys.maxsize if hi >= _MAXWIDTH else int(hi))
+    return head, "".join(gaps), src[cut:], int(lo), (sys.maxsize if hi >= _MAXWIDTH else int(hi))
 
 
 _MAXWIDTH = int(getattr(_sre_parse, "MAXREPEAT", 1 << 32)) - 1
@@ -1300,6 +1409,14 @@ def _is_gap(src: str, unit: tuple, fk: int) -> bool:
     return _parse(src[a:b], fk).getwidth()[1] >= TAIL_GAP_MIN
 
 
+def _without_lookarounds(src: str, flags: int) -> str:
+    """``src`` without its depth-0 groups that consume nothing (look-arounds: a pattern that matches wherever
+    ``src`` does)."""
+    fk = _flags_key(flags)
+    return "".join(src[a:b] for a, b, kind, _e in _depth0_units(src)
+                   if not (kind == "group" and _parse(src[a:b], fk).getwidth() == (0, 0)))
+
+
 def _probe_of(tail: str) -> str:
     """``tail`` up to its first depth-0 repetition ``{m,n}`` of one character with ``n`` at least
     :data:`TAIL_GAP_MIN` (``[^\\n]{0,300}``: a long scan, not needed to tell whether the tail can match),
@@ -1321,11 +1438,15 @@ class _TailBranch:
     """One top-level branch ``head gap{m,n} tail`` of a pattern: a match of the branch starting at ``p`` starts
     with one of ``lead`` and has ``tail``'s prefix ``probe`` matching at some ``q`` in ``[p + near, p + far]``."""
 
-    __slots__ = ("lead", "near", "far", "probe", "probe_ahead", "probe_lead")
+    __slots__ = ("lead", "near", "far", "probe", "probe_ahead", "probe_lead", "scan", "overlapped", "reach")
 
-    def __init__(self, lead, near, far, probe, probe_ahead, probe_lead):
-        self.lead, self.near, self.far = lead, near, far
+    def __init__(self, lead, near, far, probe, probe_ahead, probe_lead, reach):
+        self.lead, self.near, self.far, self.reach = lead, near, far, reach  # reach: head and greedy gaps
         self.probe, self.probe_ahead, self.probe_lead = probe, probe_ahead, probe_lead
+        # one scan of the text for the probe is fast only when its keywords are ASCII (issue 8: measured with
+        # ``regex``, an IGNORECASE alternation of Cyrillic words scans 1 MB in ~70 ms)
+        self.scan = all(s.isascii() for s in probe_lead)
+        self.overlapped = not isinstance(probe, re.Pattern)  # ``regex`` reports overlapping matches itself
 
 
 #: ``(pattern, flags, engine)`` -> tuple of :class:`_TailBranch`, or ``None`` (no tail-first search).
@@ -1359,7 +1480,7 @@ def tail_branches(compiled) -> Optional[tuple]:
             split = _tail_split(src[a + 1:b], flags)
             if split is None:
                 return None
-            head, tail, near, far = split
+            head, gaps, tail, near, far = split
             lead = leading_literals(head, flags)
             probe = _probe_of(tail)
             probe_lead = leading_literals(probe, flags) if probe else None
@@ -1367,7 +1488,8 @@ def tail_branches(compiled) -> Optional[tuple]:
                 return None  # a probe without keywords would be tried everywhere
             engine.compile(head, flags)  # both halves stand alone (a bad split raises here)
             out.append(_TailBranch(tuple(sorted(lead)), near, far, engine.compile(probe, flags),
-                                   engine.compile("(?=" + probe + ")", flags), probe_lead))
+                                   engine.compile("(?=" + probe + ")", flags), probe_lead,
+                                   engine.compile(_without_lookarounds(head, flags) + gaps, flags)))
         _TAIL[key] = tuple(out)
     except Exception:  # any surprise: no tail-first search
         return None
@@ -1389,6 +1511,8 @@ def _tail_starts(compiled, text: str, index: "LiteralIndex", deadline: Optional[
     Issue 8: for ``request-call [^\\n]{0,300} environment-dump`` on 1 MB of request calls without a dump, or
     ``verb [^\\n]{0,160}? to http://`` on dense verbs without a URL, the rare tail is found first (one probe per
     tail keyword) and the dense keywords away from it are never tried."""
+    if len(text) < TAIL_MIN_CHARS:
+        return None
     branches = tail_branches(compiled)
     if branches is None:
         return None
@@ -1405,6 +1529,17 @@ def _tail_starts(compiled, text: str, index: "LiteralIndex", deadline: Optional[
                 break
         if not starts:
             continue
+        # not worth it when the matcher's gaps stop early at most starts (each start then fails quickly): sampled
+        step = max(len(starts) // TAIL_SAMPLE, 1)
+        sample = starts[::step][:TAIL_SAMPLE]
+        reach = br.reach.match
+        quick = 0
+        for p in sample:
+            m = reach(text, p)
+            quick += m is not None and m.end() - p < TAIL_MIN_REACH
+        if quick * 2 >= len(sample):
+            return None
+        before = len(out)
         probe_occ: Optional[list] = []
         for s in br.probe_lead:
             probe_occ += index.occurrences(s, cap)  # type: ignore[operator]
@@ -1417,10 +1552,9 @@ def _tail_starts(compiled, text: str, index: "LiteralIndex", deadline: Optional[
             if sum(br.probe.match(text, q) is not None for q in sample) * 4 > len(sample):
                 return None
         if len(probe_occ) > cap:  # type: ignore[arg-type]
+            if not br.scan:
+                return None
             probe_occ = None
-        if len(starts) > most:
-            starts = [i for s in br.lead for i in index.occurrences(s, len(text))]
-        starts.sort()
         if clock is not None:
             remaining = deadline - clock()  # type: ignore[operator]
             if remaining <= 0:
@@ -1428,13 +1562,20 @@ def _tail_starts(compiled, text: str, index: "LiteralIndex", deadline: Optional[
             kw = {"timeout": remaining}
         if probe_occ is None:  # one scan reports every position where the probe matches
             found = []
-            for m in br.probe_ahead.finditer(text, **kw):
+            scan = (br.probe.finditer(text, overlapped=True, **kw) if br.overlapped
+                    else br.probe_ahead.finditer(text, **kw))
+            for m in scan:
                 found.append(m.start())
                 if len(found) > cap:
                     return None
         else:
             match = br.probe.match
             found = [q for q in sorted(set(probe_occ)) if match(text, q, **kw) is not None]
+        if not found:
+            continue
+        if len(starts) > most:
+            starts = [i for s in br.lead for i in index.occurrences(s, len(text))]
+        starts.sort()
         # candidate starts p: an occurrence of a leading keyword with a probe match q, p + near <= q <= p + far
         if len(found) > len(starts):  # walk the shorter list, look up the other
             near, far, nf = br.near, br.far, len(found)
@@ -1451,8 +1592,8 @@ def _tail_starts(compiled, text: str, index: "LiteralIndex", deadline: Optional[
                 while k < ns and starts[k] <= q - br.near:
                     out.append(starts[k])
                     k += 1
-        if len(out) > most:
-            return None
+        if len(out) > most or len(out) - before > TAIL_MAX_KEPT * len(starts):
+            return None  # too many, or too few ruled out: one ``finditer`` is cheaper
     out = sorted(set(out))
     return out
 

@@ -265,6 +265,66 @@ def re_from_code(record: Any) -> Optional[Any]:
         return None
 
 
+#: Modules whose import declares built-in ``re`` patterns (:func:`re_compile_builtin`); the catalog cache
+#: imports them when it is written and stores the ``re`` op-codes of every declared pattern.
+BUILTIN_RE_PATTERN_MODULES = ("hermes_audit.engine.markdown",)
+#: ``(pattern, flags)`` of the built-in ``re`` patterns declared so far.
+_RE_DECLARED: dict[tuple[str, int], None] = {}
+#: ``re`` records of the catalog cache (Hermes' patterns and the built-in ``re`` constants), by
+#: ``"<flags>\0<pattern>"`` (:func:`remember_re`); :func:`re_compile_builtin` looks them up.
+_RE_KNOWN: dict[str, Any] = {}
+
+
+def remember_re(records: dict) -> None:
+    """Make ``records`` (``"<flags>\\0<pattern>"`` -> ``re`` record, as the catalog cache stores them)
+    available to :func:`re_compile_builtin`."""
+    _RE_KNOWN.update(records)
+
+
+def re_compile_builtin(pattern: str, flags: int = 0) -> Any:
+    """A module constant compiled with Python's ``re``: ``re.compile(pattern, flags)``, built from the
+    cached op-codes when the catalog cache has them (issue 8: ``hermes_audit.engine.markdown`` compiles
+    16 patterns when it is imported). Records the pattern for :func:`re_builtin_codes`. The lookup is by
+    the pattern's text and flags, so a changed constant is simply compiled. Raises ``re.error`` like
+    ``re.compile``."""
+    _RE_DECLARED[(pattern, int(flags))] = None
+    return re_compile_known(pattern, flags)
+
+
+def re_compile_known(pattern: str, flags: int) -> Any:
+    """``re.compile(pattern, flags)``, built from remembered op-codes (:func:`remember_re`) when the catalog
+    cache had them (Hermes' patterns, the built-in ``re`` constants, the helper patterns of the engine's
+    candidate-start narrowing). Raises ``re.error`` like ``re.compile``."""
+    flags = int(flags)
+    record = _RE_KNOWN.get(f"{flags}\x00{pattern}")
+    if record is not None:
+        compiled = re_from_code(record)
+        if compiled is not None:
+            return compiled
+    import re
+
+    return re.compile(pattern, flags)
+
+
+def re_builtin_codes() -> dict:
+    """``"<flags>\\0<pattern>"`` -> ``re`` record for every built-in ``re`` pattern of
+    :data:`BUILTIN_RE_PATTERN_MODULES` (imported here), for the catalog cache; patterns whose op-codes
+    cannot be captured are left out."""
+    import importlib
+
+    for name in BUILTIN_RE_PATTERN_MODULES:
+        importlib.import_module(name)
+    out = {}
+    for pattern, flags in list(_RE_DECLARED):
+        try:
+            _compiled, code = re_compile_and_capture(pattern, flags)
+        except Exception:  # a broken constant fails where it is compiled, not here
+            continue
+        if code is not None:
+            out[f"{flags}\x00{pattern}"] = code
+    return out
+
+
 #: ``"<flags>\0<pattern>"`` -> ``None`` (the pattern has no tail) or ``(tail, record or None)``, for
 #: ``hermes_audit.hermes.threats.tail_pattern``; filled from the catalog cache by :func:`remember_tails`.
 _TAILS: dict[str, Any] = {}
