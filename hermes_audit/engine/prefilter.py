@@ -1278,13 +1278,13 @@ TAIL_MIN_CHARS = 32_768
 TAIL_GAP_MIN = 32
 #: Characters per tail-keyword occurrence below which :func:`_tail_positions` finds the tail with one
 #: look-ahead scan instead of a ``match`` per occurrence.
-TAIL_OCCURRENCE_CHARS = 32
+TAIL_OCCURRENCE_CHARS = 128
 #: Characters per candidate start below which :func:`_tail_starts` gives up (one ``finditer`` is cheaper).
 TAIL_CANDIDATE_CHARS = 64
 #: Tail keyword occurrences probed to tell whether the probe matches at many of them (see :func:`_tail_starts`).
 TAIL_SAMPLE = 32
 #: Largest share of a branch's starts that may stay candidates (more: too few ruled out, one ``finditer``).
-TAIL_MAX_KEPT = 0.5
+TAIL_MAX_KEPT = 0.25
 #: Characters a pattern's head and gaps span from a start below which that start fails quickly; when most
 #: sampled starts do, :func:`_tail_starts` leaves the text to one ``finditer``.
 TAIL_MIN_REACH = 8
@@ -1503,6 +1503,22 @@ def _deadline(deadline: Optional[float], timeout: Optional[float]) -> Optional[f
     return time.monotonic() + timeout
 
 
+def _last_probe(br: "_TailBranch", text: str, folded: str, kw: dict) -> Optional[int]:
+    """Where the branch's probe last matches in ``text`` (``-1``: nowhere), trying its keyword occurrences from
+    the end; ``None`` when the last :data:`TAIL_SAMPLE` of them do not match (then the caller finds them all)."""
+    pos = {s: folded.rfind(s) for s in br.probe_lead}
+    match = br.probe.match
+    for _ in range(TAIL_SAMPLE):
+        s = max(pos, key=pos.__getitem__)
+        q = pos[s]
+        if q < 0:
+            return -1
+        if match(text, q, **kw) is not None:
+            return q
+        pos[s] = folded.rfind(s, 0, q + len(s) - 1)
+    return None
+
+
 def _tail_starts(compiled, text: str, index: "LiteralIndex", deadline: Optional[float]) -> Optional[list]:
     """Ascending candidate starts of ``compiled`` in ``text`` from its :func:`tail_branches`: occurrences of a
     branch's leading keywords with the branch's tail probe matching within reach after them. ``None`` when the
@@ -1531,7 +1547,7 @@ def _tail_starts(compiled, text: str, index: "LiteralIndex", deadline: Optional[
             continue
         # not worth it when the matcher's gaps stop early at most starts (each start then fails quickly): sampled
         step = max(len(starts) // TAIL_SAMPLE, 1)
-        sample = starts[::step][:TAIL_SAMPLE]
+        start_sample = sample = starts[::step][:TAIL_SAMPLE]
         reach = br.reach.match
         quick = 0
         for p in sample:
@@ -1540,18 +1556,42 @@ def _tail_starts(compiled, text: str, index: "LiteralIndex", deadline: Optional[
         if quick * 2 >= len(sample):
             return None
         before = len(out)
+        last = _last_probe(br, text, index.folded, kw) if br.far == sys.maxsize else None
+        if last == -1:
+            continue  # the probe matches nowhere: no start of this branch
+        if last is not None and len(starts) > most and last - br.near >= max(starts):
+            return None  # unbounded reach and the last probe match after the many starts: nothing ruled out
         probe_occ: Optional[list] = []
-        for s in br.probe_lead:
+        for s in (br.probe_lead if last is None else ()):
             probe_occ += index.occurrences(s, cap)  # type: ignore[operator]
             if len(probe_occ) > cap:  # type: ignore[arg-type]
                 break
+        occ = sorted(set(probe_occ))  # type: ignore[arg-type]
+        if occ and last is None:
+            # too few would be ruled out when most sampled starts (those whose reach the keyword occurrences
+            # listed so far cover) have a probe match within reach
+            covered = occ[-1] if len(probe_occ) > cap else sys.maxsize  # type: ignore[arg-type]
+            sample = [p for p in start_sample if p + br.far <= covered]
+            if len(sample) >= TAIL_SAMPLE // 4:
+                match = br.probe.match
+                kept = 0
+                for p in sample:
+                    j = bisect_left(occ, p + br.near)
+                    for q in occ[j:j + 4]:
+                        if q - p > br.far:
+                            break
+                        if match(text, q) is not None:
+                            kept += 1
+                            break
+                if kept > TAIL_MAX_KEPT * len(sample):
+                    return None
         if len(starts) > most and len(probe_occ) > most:  # type: ignore[arg-type]
             # both dense: when the probe matches at many of its keywords, most starts would stay (and be
             # tried one by one), so one ``finditer`` is cheaper; a sample of them tells
             sample = probe_occ[:TAIL_SAMPLE]  # type: ignore[index]
             if sum(br.probe.match(text, q) is not None for q in sample) * 4 > len(sample):
                 return None
-        if len(probe_occ) > cap:  # type: ignore[arg-type]
+        if len(probe_occ) > cap and last is None:  # type: ignore[arg-type]
             if not br.scan:
                 return None
             probe_occ = None
@@ -1560,7 +1600,9 @@ def _tail_starts(compiled, text: str, index: "LiteralIndex", deadline: Optional[
             if remaining <= 0:
                 raise TimeoutError("regex timed out")
             kw = {"timeout": remaining}
-        if probe_occ is None:  # one scan reports every position where the probe matches
+        if last is not None:  # unbounded reach: only the last probe match matters
+            found = [last]
+        elif probe_occ is None:  # one scan reports every position where the probe matches
             found = []
             scan = (br.probe.finditer(text, overlapped=True, **kw) if br.overlapped
                     else br.probe_ahead.finditer(text, **kw))
@@ -1570,7 +1612,9 @@ def _tail_starts(compiled, text: str, index: "LiteralIndex", deadline: Optional[
                     return None
         else:
             match = br.probe.match
-            found = [q for q in sorted(set(probe_occ)) if match(text, q, **kw) is not None]
+            found = [q for q in occ if match(text, q, **kw) is not None]
+        if found and br.far == sys.maxsize:
+            found = found[-1:]
         if not found:
             continue
         if len(starts) > most:
