@@ -1864,3 +1864,26 @@ def test_tail_starts_keep_matches_at_the_exact_reach(monkeypatch, scan, engine):
                 assert want <= set(_tail_starts(pat, text, LiteralIndex(text), None)), (verb, k)
                 seen += bool(want)
     assert seen == 2 * 2 * 41  # the gap takes 0..40 characters
+
+
+_DISTINCT_FILLER = " ".join(f"w{i}x" for i in range(1_500))  # > 4,096 characters of distinct tokens
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(_ATOMS), max_size=40), st.sampled_from(["context", "strict"]),
+       st.sampled_from(["0.19", "latest"]), st.booleans())
+def test_threat_scanner_keyword_accelerator_equals_reference(parts, scope, version, accelerated):
+    """Long texts (token-deduplicated look-ups over 4,096 characters) take the one-pass keyword search of
+    ``hermes-audit[fast]`` for the parity prefilter when it is installed; verdicts equal the reference
+    either way."""
+    from hermes_audit.engine import keywords
+
+    saved = keywords.ENABLED
+    keywords.ENABLED = accelerated and saved
+    try:
+        scanner = ThreatScanner(load_catalog().parity, version)
+        for text in (_DISTINCT_FILLER + " " + " ".join(parts), " ".join(parts) + "\n" + _DISTINCT_FILLER):
+            assert scanner.scan(text, scope) == scanner.scan_reference(text, scope)
+        assert (scanner._keyword_search is not None) == (accelerated and saved)
+    finally:
+        keywords.ENABLED = saved

@@ -53,31 +53,53 @@ def kept(keyword: str) -> bool:
 
 
 class KeywordSearch:
-    """An Aho-Corasick automaton over a fixed set of keywords: the members of ``keys`` that :func:`kept`
+    """Aho-Corasick automata over a fixed set of keywords: the members of ``keys`` that :func:`kept`
     takes, kept as :attr:`keys`. :meth:`present` is exact for every member of :attr:`keys`.
 
     Raises ``RuntimeError`` when the accelerator is not :func:`available`.
     """
 
-    __slots__ = ("keys", "_automaton")
+    __slots__ = ("keys", "_unspaced", "_spaced")
 
     def __init__(self, keys: Iterable[str]) -> None:
         if not available():
             raise RuntimeError("the keyword accelerator (pyahocorasick) is not available")
         self.keys = frozenset(filter(kept, keys))
-        automaton = _module.Automaton()
-        for k in self.keys:
-            automaton.add_word(k, k)
-        if self.keys:
-            automaton.make_automaton()
-        self._automaton = automaton
+        spaced = {k for k in self.keys if any(c.isspace() for c in k)}
+        self._unspaced = _automaton(self.keys - spaced)
+        self._spaced = _automaton(spaced)
 
     def present(self, text: str) -> set:
-        """The members of :attr:`keys` that occur in ``text`` (one pass; the automaton reports every
-        keyword ending at every position, overlapping ones included)."""
-        if not self.keys:
-            return set()
-        return {k for _end, k in self._automaton.iter(text)}
+        """The members of :attr:`keys` that occur in ``text``.
+
+        A keyword without whitespace occurs in ``text`` if and only if it occurs in one of the text's
+        whitespace-separated tokens (``str.split``'s whitespace, the same ``str.isspace`` test that sorted
+        the keywords): on a long text those are searched in its distinct tokens joined by ``"\n"``, usually
+        a small part of it (the automaton reports every occurrence, so the pass costs per occurrence). The
+        few keywords with whitespace are searched in the whole text.
+        """
+        found: set = set()
+        if self._spaced is not None:
+            found.update(k for _end, k in self._spaced.iter(text))
+        if self._unspaced is not None:
+            hay = text if len(text) < DEDUP_MIN_CHARS else "\n".join(set(text.split()))
+            found.update(k for _end, k in self._unspaced.iter(hay))
+        return found
+
+
+#: Texts of at least this many characters are searched in their distinct tokens (:meth:`KeywordSearch.present`).
+DEDUP_MIN_CHARS = 4_096
+
+
+def _automaton(keys: set):
+    """An automaton reporting each of ``keys`` (as its value) where it ends; ``None`` for no keys."""
+    if not keys:
+        return None
+    automaton = _module.Automaton()
+    for k in keys:
+        automaton.add_word(k, k)
+    automaton.make_automaton()
+    return automaton
 
 
 _search: Optional[KeywordSearch] = None

@@ -294,6 +294,9 @@ class ThreatScanner:
         #: prefilter literals that contain whitespace (searched in the whole folded text)
         self._spaced = frozenset(s for pf in prefilters.values() if pf for s in pf.literals
                                  if any(c.isspace() for c in s))
+        #: the other prefilter literals, for the optional one-pass keyword search (built on first use)
+        self._unspaced = frozenset(s for pf in prefilters.values() if pf for s in pf.literals) - self._spaced
+        self._keyword_search = None
         #: per scope: (rule, compiled pattern, prefilter or None, leading strings or None), in Hermes' order
         self._plan = {
             scope: [(r, pat, prefilters[r.code], leads[r.code]) for r, pat in entries]
@@ -310,6 +313,17 @@ class ThreatScanner:
         except KeyError:
             raise ValueError(f"scan_for_threats: unknown scope {scope!r}") from None
 
+    def _search(self):
+        """The optional C-level keyword search over the unspaced prefilter literals
+        (:mod:`hermes_audit.engine.keywords`), or ``None`` when it is not installed or switched off."""
+        from hermes_audit.engine import keywords
+
+        if not keywords.available():
+            return None
+        if self._keyword_search is None:
+            self._keyword_search = keywords.KeywordSearch(self._unspaced)
+        return self._keyword_search
+
     def _candidates(self, normalised: str, scope: str, folded: Optional[str] = None):
         """``(rule, pattern, leading strings)`` whose prefilter passes on ``normalised``, in Hermes' order."""
         try:
@@ -323,6 +337,12 @@ class ThreatScanner:
         hay = folded if len(folded) < _DEDUP_MIN_CHARS else "\n".join(set(folded.split()))
         spaced = self._spaced
         present: dict[str, bool] = {}
+        if len(hay) >= _DEDUP_MIN_CHARS:
+            search = self._search()
+            if search is not None:
+                # one Aho-Corasick pass answers every literal the automaton holds (hermes-audit[fast])
+                found = search.present(hay)
+                present = {s: s in found for s in search.keys}
         out = []
         for rule, pat, pf, lead in plan:
             if pf is not None:
