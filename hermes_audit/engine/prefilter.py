@@ -1296,6 +1296,20 @@ _TAIL_REFUSE = re.compile(r"\\[1-9gGK]|\(\?(?:P[=>]|\(|R\)|[0-9&+|]|-?[0-9]|[a-z
 _QUANTIFIER = re.compile(r"(?:[*+?]|\{\d*(?:,\d*)?\})[?+]?")
 
 
+def class_end(src: str, i: int) -> int:
+    """The index just past the character class that opens at ``src[i]`` (a ``[``), or -1 when it is not
+    closed. A ``]`` first (after an optional ``^``) is a member, and escapes are skipped."""
+    n = len(src)
+    j = i + 1
+    if j < n and src[j] == "^":
+        j += 1
+    if j < n and src[j] == "]":
+        j += 1
+    while j < n and src[j] != "]":
+        j += 2 if src[j] == "\\" else 1
+    return j + 1 if j < n else -1
+
+
 def _depth0_units(src: str):
     """``(start, end, kind, atom end)`` of each depth-0 unit of a pattern's text, in order: an atom with its
     quantifier, if any (from atom end to end). ``kind`` is ``"|"`` (a top-level alternation bar), ``"char"`` (a character set, ``.`` or a
@@ -1308,16 +1322,10 @@ def _depth0_units(src: str):
             kind = "char" if src[i + 1:i + 2] in ("s", "S", "w", "W", "d", "D") else "other"
             i += 2
         elif ch == "[":
-            j = i + 1
-            if j < n and src[j] == "^":
-                j += 1
-            if j < n and src[j] == "]":
-                j += 1
-            while j < n and src[j] != "]":
-                j += 2 if src[j] == "\\" else 1
-            if j >= n:
+            j = class_end(src, i)
+            if j < 0:
                 raise ValueError("unterminated set")
-            kind, i = "char", j + 1
+            kind, i = "char", j
         elif ch == "(":
             depth, j = 1, i + 1
             while depth:

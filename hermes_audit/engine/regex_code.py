@@ -195,14 +195,20 @@ def compile_builtin(pattern: str, flags: int = 0) -> Any:
 def builtin_codes() -> dict:
     """``"<flags>\\0<pattern>"`` -> record for every built-in pattern of :data:`BUILTIN_PATTERN_MODULES`
     (imported here), for the catalog cache; patterns whose op-codes cannot be captured are left out."""
+    return _captured(BUILTIN_PATTERN_MODULES, _DECLARED, compile_and_capture)
+
+
+def _captured(modules, declared, capture) -> dict:
+    """The records ``capture(pattern, flags)`` gives for the ``declared`` ``(pattern, flags)`` pairs, after
+    importing ``modules`` (which declare their constants when imported)."""
     import importlib
 
-    for name in BUILTIN_PATTERN_MODULES:
+    for name in modules:
         importlib.import_module(name)
     out = {}
-    for pattern, flags in list(_DECLARED):
+    for pattern, flags in list(declared):
         try:
-            _compiled, code = compile_and_capture(pattern, flags)
+            _compiled, code = capture(pattern, flags)
         except Exception:  # a broken constant fails where it is compiled, not here
             continue
         if code is not None:
@@ -310,19 +316,7 @@ def re_builtin_codes() -> dict:
     """``"<flags>\\0<pattern>"`` -> ``re`` record for every built-in ``re`` pattern of
     :data:`BUILTIN_RE_PATTERN_MODULES` (imported here), for the catalog cache; patterns whose op-codes
     cannot be captured are left out."""
-    import importlib
-
-    for name in BUILTIN_RE_PATTERN_MODULES:
-        importlib.import_module(name)
-    out = {}
-    for pattern, flags in list(_RE_DECLARED):
-        try:
-            _compiled, code = re_compile_and_capture(pattern, flags)
-        except Exception:  # a broken constant fails where it is compiled, not here
-            continue
-        if code is not None:
-            out[f"{flags}\x00{pattern}"] = code
-    return out
+    return _captured(BUILTIN_RE_PATTERN_MODULES, _RE_DECLARED, re_compile_and_capture)
 
 
 #: ``"<flags>\0<pattern>"`` -> ``None`` (the pattern has no tail) or ``(tail, record or None)``, for

@@ -44,7 +44,7 @@ from typing import Optional
 
 from hermes_audit.engine.catalog import SCOPES, ParityCatalog, Rule, materialize
 from hermes_audit.engine.normalize import nfkc
-from hermes_audit.engine.prefilter import Prefilter, analyse, fold
+from hermes_audit.engine.prefilter import Prefilter, analyse, class_end, fold
 from hermes_audit.engine.regex_code import known_tail
 
 try:  # Python 3.11+
@@ -73,16 +73,9 @@ def _top_level_alternation(pattern: str) -> Optional[bool]:
             i += 2
             continue
         if c == "[":
-            j = i + 1
-            if j < n and pattern[j] == "^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j += 2 if pattern[j] == "\\" else 1
-            if j >= n:
+            i = class_end(pattern, i)
+            if i < 0:
                 return None
-            i = j + 1
             continue
         if c == "(":
             depth += 1
