@@ -572,7 +572,38 @@ def bench_worst(env: Env, size: dict) -> dict:
             "regex_timeout_s": REGEX_TIMEOUT,
             "over_target_rules": [r["rule"] for r in over], "max_ms_per_mb": rows[0]["ms_per_mb"] if rows else 0.0,
             "target_ms_per_mb": TARGET_WORST_MS_PER_MB, "met": not over,
-            "view_build_ms_per_mb": {k: v * 1000 / mb for k, v in views_cost.items()}}
+            "view_build_ms_per_mb": {k: v * 1000 / mb for k, v in views_cost.items()},
+            "dense_line_scans": _dense_line_scans(n, cat)}
+
+
+#: Match-dense snippets repeated on one line without a newline (issue 8, fresh-user QA: every occurrence
+#: matches; the cost was per finding and line, in the report and the suppression parser, not in the patterns).
+DENSE_LINE_SNIPPETS = {
+    "secret-read-exfiltration": "curl $(cat ~/.ssh/id_rsa) os.environ ",
+    "suppression-comments": "<!-- hermes-audit: allow HA101 --> ",
+    "quoted-examples": "\"ignore previous instructions\" ",
+}
+
+
+def _dense_line_scans(n: int, cat) -> list[dict]:
+    """CPU milliseconds per MB of a whole scan plus its text report (every rule) of one ``n``-character line
+    of each :data:`DENSE_LINE_SNIPPETS` snippet, saved as ``.cursorrules``."""
+    import tempfile
+
+    from hermes_audit.reporters import text as text_report
+    from hermes_audit.scan import ScanOptions, run_scan
+
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / ".cursorrules"
+        for label, snippet in DENSE_LINE_SNIPPETS.items():
+            f.write_text((snippet * (n // len(snippet) + 1))[:n], encoding="utf-8")
+            t0 = _cpu()
+            res = run_scan([f], ScanOptions(base=Path(d), use_git=False, loading=False, jobs=1), catalog=cat)
+            text_report.render(res)
+            dt = _cpu() - t0
+            rows.append({"input": label, "ms_per_mb": dt * 1000 / (n / 1_000_000), "findings": len(res.findings)})
+    return rows
 
 
 def _detector_texts(n: int) -> dict[str, str]:

@@ -7,7 +7,9 @@ its own. The CLI calls :func:`run_scan`; so can other programs.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
@@ -173,15 +175,85 @@ def _display(p: Path, base: Path) -> str:
         return p.as_posix()
 
 
+@functools.lru_cache(maxsize=256)
+def _exclude_regex(pattern: str) -> tuple["re.Pattern[str]", bool]:
+    """(regex, directories only) of one ``exclude`` pattern, gitignore-style (as ruff's ``exclude``).
+
+    A pattern without a ``/`` (other than a trailing one) matches a name at any depth: ``*.md``, ``vendor``.
+    One with a ``/`` is anchored at the base directory (a leading ``/`` or ``./`` is dropped): ``docs/*.md``
+    matches ``docs/x.md`` only. ``*`` and ``?`` stop at ``/``; ``**`` as a whole component matches any number of
+    directories (``**/x``, ``a/**``, ``a/**/b``, ``**``); ``[...]`` is a character class (``[!...]`` negated).
+    A trailing ``/`` matches directories only.
+    """
+    pat = pattern.strip()
+    dir_only = pat.endswith("/")
+    pat = pat.rstrip("/")
+    while pat.startswith("./"):
+        pat = pat[2:]
+    anchored = pat.startswith("/") or "/" in pat
+    pat = pat.lstrip("/")
+    out: list[str] = []
+    parts = pat.split("/")
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if part == "**":
+            out.append(".*" if last else "(?:[^/]*/)*")
+            continue
+        j = 0
+        while j < len(part):
+            ch = part[j]
+            if ch == "*":
+                while j + 1 < len(part) and part[j + 1] == "*":
+                    j += 1
+                out.append("[^/]*")
+            elif ch == "?":
+                out.append("[^/]")
+            elif ch == "[" and part.find("]", j + 1 + (part[j + 1:j + 2] == "!") + 1) > 0:
+                end = part.find("]", j + 1 + (part[j + 1:j + 2] == "!") + 1)
+                body = part[j + 1:end]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("(?!/)[" + body.replace("\\", "\\\\").replace("[", "\\[") + "]")
+                j = end
+            else:
+                out.append(re.escape(ch))
+            j += 1
+        if not last:
+            out.append("/")
+    rx = "".join(out)
+    return re.compile(("" if anchored else "(?:.*/)?") + rx + r"\Z", re.DOTALL), dir_only
+
+
 def _excluded(display: str, patterns: Sequence[str]) -> bool:
-    return any(fnmatch.fnmatch(display, pat) for pat in patterns)
+    """Whether the file at ``display`` (a ``/`` path relative to the base directory) is excluded: a pattern
+    (:func:`_exclude_regex`) matches it or one of its parent directories."""
+    if not patterns:
+        return False
+    parts = display.split("/")
+    prefixes = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+    for pat in patterns:
+        rx, dir_only = _exclude_regex(pat)
+        if any(rx.match(pre) for pre in (prefixes[:-1] if dir_only else prefixes)):
+            return True
+    return False
+
+
+#: A name no real pattern but one matching every name (``*``, ``**``) matches: "everything below" in
+#: :func:`_exclude_for`.
+_ANY_NAME = "\x00hermes-audit-any-name\x00"
 
 
 def _exclude_for(named: str, patterns: Sequence[str]) -> list[str]:
-    """The ``exclude`` patterns for a walk of the directory ``named`` on the command line: those that cover
-    that directory itself are dropped, since naming it asks for it (as ruff does for paths given explicitly);
-    they still keep it out of walks of its parents."""
-    return [pat for pat in patterns if not (fnmatch.fnmatch(named, pat) or fnmatch.fnmatch(named + "/", pat))]
+    """The ``exclude`` patterns for a walk of the directory ``named`` on the command line (display path).
+
+    A pattern that covers that directory (matches it or a parent, or everything below it, such as
+    ``named/**``) is dropped, since naming it asks for it (as ruff does for paths given explicitly); it
+    still keeps the directory out of walks of its parents. The base directory itself (``.``, or no path
+    argument) is never "named": every pattern applies to its walk, so ``exclude = ["**"]`` excludes all.
+    """
+    if named in ("", "."):
+        return list(patterns)
+    return [pat for pat in patterns if not _excluded(f"{named.rstrip('/')}/{_ANY_NAME}", [pat])]
 
 
 def _read_document(path: Path, display: str, kind: DocumentKind, root: Optional[Path], max_bytes: int,
@@ -200,16 +272,21 @@ def _read_document(path: Path, display: str, kind: DocumentKind, root: Optional[
 
 def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[str],
                       errors: Optional[list[EngineError]] = None,
-                      empty_dirs: Optional[list[str]] = None) -> list[Document]:
+                      empty_dirs: Optional[list[str]] = None,
+                      excluded_paths: Optional[set[str]] = None) -> list[Document]:
     """Documents for the given paths: directories are walked for Hermes' file names; files are taken
     whatever their name (kind from the name, ``--kind`` to override, ``generic`` otherwise).
 
     A file whose reading fails unexpectedly becomes an unreadable document and an entry of ``errors``;
-    a directory in which discovery finds no candidate at all is added (display path) to ``empty_dirs``.
+    a directory in which discovery finds no candidate at all is added (display path) to ``empty_dirs``;
+    the display paths of files that the configured ``exclude`` kept out (and no other path argument
+    brought in) are added to ``excluded_paths``. ``exclude`` patterns (:func:`_exclude_regex`) match
+    display paths, relative to ``options.base`` (default: the current directory).
     """
     base = (options.base or Path.cwd()).absolute()
     docs: list[Document] = []
     seen: set[str] = set()
+    dropped: set[str] = set()
     for raw in paths:
         p = Path(raw)
         if p.is_symlink() and p.is_dir():
@@ -229,6 +306,7 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
                     continue
                 if _excluded(c.display, exclude):
                     excluded += 1
+                    dropped.add(c.display)
                     continue
                 seen.add(c.display)
                 kind = options.kind or c.kind
@@ -246,6 +324,8 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
             kind = options.kind or classify(display) or DocumentKind.GENERIC
             root = base.resolve() if _inside(p, base) else None
             docs.append(_read_document(p, display, kind, root, options.max_bytes, errors))
+    if excluded_paths is not None:
+        excluded_paths.update(dropped - seen)
     return docs
 
 
@@ -368,7 +448,8 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
         from hermes_audit.hermes.loading import session_directory
 
         session_directory(paths, options.session_cwd)
-    docs = collect_documents(paths, options, result.notes, result.errors, result.empty_directories)
+    excluded: set[str] = set()  # configured `exclude`: no finding of any kind on these paths
+    docs = collect_documents(paths, options, result.notes, result.errors, result.empty_directories, excluded)
     all_rules = catalog.all_rules()
     rule_index = rules_index(all_rules)
 
@@ -428,6 +509,8 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     _add_loading_findings(result, loading, catalog, options, all_rules, rule_index)
     _add_prompt_findings(result, paths, catalog, rules, profile, memo, options, all_rules, rule_index)
     _drop_covered_input_findings(result)
+    if excluded:  # the loading simulation and the prompt dry run still model these files; nothing is reported on them
+        result.findings = [f for f in result.findings if f.path not in excluded]
     result.findings.sort(key=lambda f: (f.path, f.start.line, f.start.column, f.rule_id))
     if options.baseline is not None:
         from hermes_audit.baseline import apply_baseline, load_baseline

@@ -192,6 +192,27 @@ def code_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _code_containment(text: str):
+    """A function ``(start, end) -> bool``: whether ``[start, end)`` lies within one span of
+    :func:`code_spans` (spans sorted by start; the farthest end among the spans starting at or before
+    ``start`` decides)."""
+    import bisect
+
+    spans = sorted(code_spans(text))
+    firsts = [a for a, _ in spans]
+    reach: list[int] = []
+    far = -1
+    for _, b in spans:
+        far = max(far, b)
+        reach.append(far)
+
+    def contained(start: int, end: int) -> bool:
+        i = bisect.bisect_right(firsts, start) - 1
+        return i >= 0 and reach[i] >= end
+
+    return contained
+
+
 def find_suppressions(text: str) -> list[Suppression]:
     """Every hermes-audit comment of ``text``, parsed, with the line each ``allow`` applies to.
 
@@ -202,13 +223,12 @@ def find_suppressions(text: str) -> list[Suppression]:
         return []
     starts = _line_starts(text)
     out: list[Suppression] = []
-    code = None
+    # issue 8: the text is searched for code markers once, not once per comment (quadratic on a long line of
+    # comments), and a comment's containment in a code span is one bisection
+    in_code = _code_containment(text) if ("`" in text or "~~~" in text) else None
     for m in _CANDIDATE.finditer(text):
-        if "`" in text or "~~~" in text:
-            if code is None:
-                code = code_spans(text)
-            if any(a <= m.start() and m.end() <= b for a, b in code):
-                continue
+        if in_code is not None and in_code(m.start(), m.end()):
+            continue
         comment = m.group(0)
         file_wide, sels, reason, err = parse_comment(comment)
         ln = _line_of(starts, m.start())
@@ -263,12 +283,16 @@ def _comment_only_lines(text: str, starts: list[int], sups: list[Suppression]) -
     for ln, items in by_line.items():
         lo = starts[ln]
         hi = starts[ln + 1] - 1 if ln + 1 < len(starts) else len(text)
-        line = text[lo:hi]
-        for s in sorted(items, key=lambda x: -x.start):
-            a, b = s.start - lo, min(s.end - lo, len(line))
-            line = line[:a] + line[b:]
-        if not line.strip():
-            out.add(ln)
+        # the text between and around the comments is blank (issue 8: checked piece by piece, not by cutting
+        # each comment out of the line, which was quadratic on a long line of comments)
+        pos = lo
+        for s in sorted(items, key=lambda x: x.start):
+            if text[pos:s.start].strip():
+                break
+            pos = max(pos, min(s.end, hi))
+        else:
+            if not text[pos:hi].strip():
+                out.add(ln)
     return out
 
 

@@ -44,8 +44,43 @@ def test_root_scan_reports_the_hint_symlink_for_019(repo):
     assert "secret.txt" in found[0].message and "subdirectory hint" in found[0].message
 
 
-def test_latest_refuses_such_a_hint_so_no_finding(repo):
+def test_latest_refuses_such_a_hint_but_a_session_started_there_follows_it(repo):
+    """QA: latest's _resolved_hint_target refuses the hint, but its context-file loader follows the same link
+    for a session started in link/: the root scan reports that once (the in-tree link inner/ gives nothing)."""
+    found = _ha609(repo, "latest")
+    assert [f.path for f in found] == ["link/AGENTS.md"]
+    assert "a session started in link/" in found[0].message and "refused" in found[0].message
+
+
+@pytest.mark.parametrize("version", ["latest", "0.19"])
+def test_file_argument_reports_the_hint_symlink(repo, version):
+    """QA: `scan link/AGENTS.md` (pre-commit) reports what the root scan reports."""
+    old = os.getcwd()
+    os.chdir(repo)
+    try:
+        res = run_scan([Path("link/AGENTS.md")], ScanOptions(hermes_version=version, select=["HA609"]))
+    finally:
+        os.chdir(old)
+    assert [(f.path, f.rule_id) for f in res.findings] == [("link/AGENTS.md", "HA609")]
+    assert res.exit_code() == 1
+
+
+def test_latest_link_shadowed_in_its_directory_is_not_reported(repo):
+    """A session started in link/ loads a regular .hermes.md first (priority): the refused link is never reached."""
+    (repo / "link" / ".hermes.md").write_text("# Project\nUse make.\n", encoding="utf-8")
     assert _ha609(repo, "latest") == []
+
+
+def test_hints_command_names_the_refused_link(repo):
+    from hermes_audit.hermes.hints import simulate_hints
+    from hermes_audit.hermes.profiles import get_profile
+    from hermes_audit.hermes.threats import scanner_for
+    from hermes_audit.engine.catalog import load_catalog
+
+    profile = get_profile("latest")
+    hr = simulate_hints(str(repo), [], profile, scanner_for(load_catalog().parity, "latest"), all_dirs=True)
+    assert hr.refused_links == [os.path.join(os.path.realpath(repo / "link"), "AGENTS.md")]
+    assert any(n.startswith("refused as a hint: link/AGENTS.md") for n in hr.notes), hr.notes
 
 
 def test_session_in_the_linked_directory_reports_it_once(repo):

@@ -218,6 +218,10 @@ class ExampleSpans:
         for (opening, _), pat in zip(_QUOTE_PAIRS, _QUOTED):
             for m in pat.finditer(text):
                 self._quoted.append((m.start(), m.end(), m.group(1) if opening == "\"" else None))
+        # issue 8: each candidate list ascends by start, so the candidates of one component are a bisected slice
+        # (a long line of thousands of quoted examples was checked component by component over every candidate)
+        self._quoted.sort(key=lambda q: q[0])
+        self._firsts = [[c[0] for c in cands] for cands in (self._fences, self._inline, self._fixed, self._quoted)]
         loose = [(s, e, "") for s, _, e in self._fences] + [(s, e, "") for s, e in self._inline] + self._fixed
         loose += [(s, e, "") for s, e, _ in self._quoted]
         self._loose_starts, self._loose = self._merge(loose)
@@ -245,7 +249,10 @@ class ExampleSpans:
         """The regions (checks applied) among the candidates that start in ``[lo, hi)``."""
         text = self._text
         spans: list[tuple[int, int, str]] = []
-        for open_start, close_start, end in self._fences:
+        fences, inline, fixed, quoted = (
+            cands[bisect.bisect_left(firsts, lo):bisect.bisect_left(firsts, hi)]
+            for cands, firsts in zip((self._fences, self._inline, self._fixed, self._quoted), self._firsts))
+        for open_start, close_start, end in fences:
             if not lo <= open_start < hi:
                 continue
             if close_start >= 0:
@@ -255,12 +262,12 @@ class ExampleSpans:
                     spans.append((open_start, end, "inside a fenced code block"))
             elif not _introduced_as_instruction(text, open_start):
                 spans.append((open_start, end, "inside a fenced code block"))
-        for start, end in self._inline:
+        for start, end in inline:
             if not lo <= start < hi or _inline_performs(text, start, end):
                 continue  # the span is the command the line tells the agent to run
             spans.append((start, end, "inside inline code"))
-        spans.extend(f for f in self._fixed if lo <= f[0] < hi)
-        for start, end, body in self._quoted:
+        spans.extend(f for f in fixed if lo <= f[0] < hi)
+        for start, end, body in quoted:
             if not lo <= start < hi or (body is not None and _shell_quote(text, start, body)):
                 continue  # a shell quote inside a command, not a quoted example
             spans.append((start, end, "inside a quoted example"))

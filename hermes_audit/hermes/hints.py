@@ -232,6 +232,10 @@ class HintReport:
     #: Absolute paths of hint-named FIFOs and character devices the tracker saw and skipped
     #: (``is_file()`` is False); a session started in their directory may still read them.
     special_files: list[str] = field(default_factory=list)
+    #: Absolute paths of hint files ``latest`` refused because their symlink target leaves the working
+    #: directory or is denied (``_resolved_hint_target``); a session started in their directory may still
+    #: follow them (its context-file loader does).
+    refused_links: list[str] = field(default_factory=list)
     #: Directories the worst case (``all_dirs``) visited, parents first.
     visited: list[str] = field(default_factory=list)
 
@@ -415,6 +419,8 @@ class HintTracker:
         self.digests: set[str] = set()
         #: hint-named FIFOs and character devices seen (skipped: ``is_file()`` is False)
         self.special_files: list[str] = []
+        #: hint files refused by ``latest``'s ``_resolved_hint_target`` (see :attr:`HintReport.refused_links`)
+        self.refused_links: list[str] = []
         self.home_like = self.latest and is_home_like(self.working_dir, self.home)
         self.calls = 0
         if self.latest:
@@ -588,6 +594,7 @@ class HintTracker:
                     self.special_files.append(p)
                 continue
             if self.latest and not self._target_ok(p):
+                self.refused_links.append(p)
                 tried.append(HintCandidate(name, "skipped", "a symlink to outside the working directory or to a "
                                                             "denied file (.env...); refused"))
                 continue
@@ -877,11 +884,32 @@ def simulate_hints(
                     c.text = "\n\n" + h.text
                 report.calls.append(c)
         report.special_files = list(tracker.special_files)
+        report.refused_links = list(tracker.refused_links)
+        report.notes.extend(refused_link_notes(tracker))
         return report
     for tool, args in calls:
         report.calls.append(tracker.check_tool_call(tool, args))
     report.special_files = list(tracker.special_files)
+    report.refused_links = list(tracker.refused_links)
+    report.notes.extend(refused_link_notes(tracker))
     return report
+
+
+#: Start of the notes :func:`refused_link_notes` writes (``scan`` reports these links as findings instead).
+REFUSED_LINK_NOTE = "refused as a hint: "
+
+
+def refused_link_notes(tracker: "HintTracker") -> list[str]:
+    """One note per hint file ``latest`` refused (``_resolved_hint_target``: symlink target outside the working
+    directory or denied), naming the risk that remains: a session started in its directory follows it."""
+    out = []
+    for p in tracker.refused_links:
+        shown = tracker._display(p)
+        where = posixpath.dirname(shown) or "."
+        out.append(f"{REFUSED_LINK_NOTE}{shown} is a symlink to outside the working directory or to a denied file; "
+                   f"a session started in {where}/ still loads its target as a context file (`scan` reports a target "
+                   "outside the repository as HA609)")
+    return out
 
 
 def hint_issues(report: HintReport, scanner: ThreatScanner, engine=None) -> list[LoadingIssue]:

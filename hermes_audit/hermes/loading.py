@@ -138,14 +138,15 @@ def loading_findings(
     out.notes.extend(f"loading: {n}" for n in report.notes)
     dirs, files = _targets(paths)
     if hints:
-        from hermes_audit.hermes.hints import hint_issues, simulate_hints
+        from hermes_audit.hermes.hints import REFUSED_LINK_NOTE, hint_issues, simulate_hints
 
         # file arguments only (pre-commit): just their directories, not a walk of the whole repository
         only = None if dirs else [os.path.dirname(f) for f in files if os.path.isabs(f)]
         hr = simulate_hints(session, [], profile, scanner, fs=fs, all_dirs=True, directories=only)
         issues.extend(hint_issues(hr, scanner, audit))
         issues.extend(subdirectory_hang_issues(hr, fs, profile, scanner, cap))
-        out.notes.extend(f"hints: {n}" for n in hr.notes)
+        issues.extend(subdirectory_escape_issues(hr, fs, profile, scanner, cap))
+        out.notes.extend(f"hints: {n}" for n in hr.notes if not n.startswith(REFUSED_LINK_NOTE))  # HA609 instead
     kept = [it for it in issues if _inside(it.entry.path, dirs, files)]
 
     def display(entry) -> str:
@@ -216,6 +217,47 @@ def subdirectory_hang_issues(hints, fs, profile: VersionProfile, scanner: Threat
         out.append(LoadingIssue(R_HANG, e, 0, 0,
                                 f"{shown} is a {e.fs_type}: a session started in {where}/ makes {profile.label} open it "
                                 f"with a plain read_text() and block forever; the agent never starts{hint}"))
+    return out
+
+
+def subdirectory_escape_issues(hints, fs, profile: VersionProfile, scanner: ThreatScanner, cap) -> list:
+    """HA609 (``context-symlink-escape``) issues for hint files ``latest`` refused as subdirectory hints.
+
+    Hermes ``latest`` (``agent/subdirectory_hints.py`` @ 0081f93d, ``_resolved_hint_target``) refuses a
+    hint file whose symlink target leaves the working directory, but its context-file loader
+    (``agent/prompt_builder.py``) follows the same link when a session is *started* in that file's
+    directory and puts the target into the system prompt. Each directory of a refused link
+    (``hints.refused_links``) is simulated as a session directory, so priority is exact (a regular
+    ``.hermes.md`` or a non-empty ``AGENTS.md`` read first means the link is never reached); a link whose
+    target stays inside the repository (a denied ``.env``-like file) gives nothing here. Hermes 0.19 follows
+    such a hint outright: :func:`hermes_audit.hermes.hints.hint_issues` reports that.
+    """
+    import posixpath
+
+    from hermes_audit.hermes.context import R_ESCAPE, UNPREDICTABLE, LoadingIssue, simulate_context
+
+    dirs: list[str] = []
+    for path in hints.refused_links:
+        d = posixpath.dirname(path)
+        if d not in dirs and d != hints.working_dir:  # the session directory itself: the main simulation
+            dirs.append(d)
+    links = set(hints.refused_links)
+    out = []
+    for d in dirs:
+        try:
+            rep = simulate_context(d, profile, scanner, cap, fs=fs)
+        except (ValueError, OSError):
+            continue
+        where = posixpath.relpath(d, hints.working_dir)
+        for e in rep.entries:
+            if e.path not in links or e.status != UNPREDICTABLE or not e.reached or "symlink" not in e.reason:
+                continue
+            shown = posixpath.relpath(e.path, hints.working_dir)
+            out.append(LoadingIssue(R_ESCAPE, e, 0, 0,
+                                    f"{shown} is a symlink to {e.realpath or 'a file'} outside {rep.root}; a session "
+                                    f"started in {where}/ makes {profile.label} follow it and put that file into the "
+                                    "system prompt (as a subdirectory hint of a session started higher up it is "
+                                    "refused)"))
     return out
 
 

@@ -34,15 +34,37 @@ def _style(s: str, color: Optional[str], enabled: bool, bold: bool = False) -> s
     return click.style(s, fg=color, bold=bold) if enabled else s
 
 
-def _source_excerpt(text: str, f: Finding) -> list[str]:
+class _ExcerptLines:
+    """The redacted lines of the last text asked for (issue 8: a file of one long line with thousands of
+    findings was split and redacted once per finding, quadratic; now once per text and line)."""
+
+    def __init__(self) -> None:
+        self._text: Optional[str] = None
+        self._lines: list[str] = []
+        self._redacted: dict[int, str] = {}
+
+    def line(self, text: str, number: int) -> Optional[str]:
+        """Line ``number`` (1-based) of ``text``, ``\\r`` stripped and secrets redacted in place; ``None``
+        when out of range."""
+        if text is not self._text:
+            self._text, self._lines, self._redacted = text, text.split("\n"), {}
+        if not (1 <= number <= len(self._lines)):
+            return None
+        got = self._redacted.get(number)
+        if got is None:
+            got = self._redacted[number] = redact_in_place(self._lines[number - 1].rstrip("\r"))
+        return got
+
+
+def _source_excerpt(text: str, f: Finding, lines: Optional[_ExcerptLines] = None) -> list[str]:
     """The finding's first line, windowed around the match, with a caret line; nothing when the document has
-    no text (an undecodable, unreadable or empty file: the message says why)."""
+    no text (an undecodable, unreadable or empty file: the message says why). ``lines``: shared across the
+    findings of one report so each text is split, and each line redacted, once."""
     if not text:
         return []
-    lines = text.split("\n")
-    if not (1 <= f.start.line <= len(lines)):
+    line = (lines if lines is not None else _ExcerptLines()).line(text, f.start.line)
+    if line is None:
         return []
-    line = redact_in_place(lines[f.start.line - 1].rstrip("\r"))
     col0 = f.start.column - 1
     end0 = f.end.column - 1 if f.end.line == f.start.line else len(line)
     end0 = max(end0, col0 + 1)
@@ -65,6 +87,7 @@ def render(result, color: bool = False, show_source: bool = True, include_suppre
     counted in the summary unless ``include_suppressed``."""
     out: list[str] = []
     texts = {fr.document.path: fr.document.text or "" for fr in result.files}
+    excerpt_lines = _ExcerptLines()
     for f in result.findings:
         if f.suppressed is not None and not include_suppressed:
             continue
@@ -74,7 +97,7 @@ def render(result, color: bool = False, show_source: bool = True, include_suppre
             head += f"  (suppressed: {printable(f.suppressed, 200)})"
         out.append(head)
         if show_source:
-            out.extend(_source_excerpt(texts.get(f.path, ""), f))
+            out.extend(_source_excerpt(texts.get(f.path, ""), f, excerpt_lines))
         if f.decoded:
             out.append(f"  = hidden text: {f.decoded}")
         for r in f.related:  # e.g. the other file of a cross-file seam
