@@ -1887,3 +1887,18 @@ def test_threat_scanner_keyword_accelerator_equals_reference(parts, scope, versi
         assert (scanner._keyword_search is not None) == (accelerated and saved)
     finally:
         keywords.ENABLED = saved
+
+
+@SETTINGS
+@given(st.lists(st.lists(st.sampled_from(["a", "b", "a-b", "a.b", "ab", "c"]), min_size=0, max_size=4),
+                max_size=12))
+def test_leaf_directories_equal_the_pairwise_check(parts):
+    """Seams: the directories with no other directory below them, by marking ancestors, equal the pairwise
+    prefix check they replace (``a-b`` sorts between ``a`` and ``a/x``: order alone would not do)."""
+    import os
+
+    from hermes_audit.engine.seams import leaf_directories
+
+    dirs = sorted({os.path.join("/", *p) for p in parts})
+    reference = [d for d in dirs if not any(o.startswith(d.rstrip(os.sep) + os.sep) for o in dirs)]
+    assert leaf_directories(dirs) == reference

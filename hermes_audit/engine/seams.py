@@ -193,6 +193,23 @@ def _git_root(start: Path) -> Optional[Path]:
     return find_git_root(start)
 
 
+def leaf_directories(dirs: list[str]) -> list[str]:
+    """The members of ``dirs`` (absolute, normalised paths, in order) with no other member below them, a
+    filesystem root excepted.
+
+    Linear in the number of directories times their depth: each member marks its ancestors (issue 8: the
+    pairwise check took a third of a 500 MB scan's time).
+    """
+    above: set[str] = set()
+    for d in dirs:
+        child, parent = d, os.path.dirname(d)
+        while parent != child and parent not in above:  # stops at the root, or where a sibling marked the rest
+            above.add(parent)
+            child, parent = parent, os.path.dirname(parent)
+    # a filesystem root is left out, as the prefix check did ("/" is below "/"): no chain ends there
+    return [d for d in dirs if d not in above and os.path.dirname(d) != d]
+
+
 def agents_chain_assemblies(items: Iterable[tuple[Document, object]], profile) -> list[Assembly]:
     """The AGENTS.md git-root -> cwd chains (``latest`` only) that have two or more sections."""
     if not getattr(profile, "agents_chain", False):
@@ -204,7 +221,7 @@ def agents_chain_assemblies(items: Iterable[tuple[Document, object]], profile) -
             by_path[os.path.abspath(doc.abs_path)] = (doc, verdict)
     dirs = sorted({os.path.dirname(p) for p in by_path})
     # a chain ending deeper holds every seam of the chains ending above it: the deepest directories suffice
-    leaves = [d for d in dirs if not any(o.startswith(d.rstrip(os.sep) + os.sep) for o in dirs)]
+    leaves = leaf_directories(dirs)
     out: list[Assembly] = []
     seen_texts: set[str] = set()
     for cwd in leaves[:MAX_CHAINS]:
