@@ -39,6 +39,17 @@ def _clone_dirs() -> set[str]:
     return {p for p in os.listdir(tempfile.gettempdir()) if p.startswith("hermes-audit-clone-")}
 
 
+@pytest.fixture
+def private_tmp(tmp_path, monkeypatch):
+    """A temporary directory of this test's own for clones (``TMPDIR`` for the CLI, ``tempfile.tempdir`` in
+    process), so that another test run on the machine cannot change what :func:`_clone_dirs` sees."""
+    d = tmp_path / "tmp"
+    d.mkdir()
+    monkeypatch.setenv("TMPDIR", str(d))
+    monkeypatch.setattr(tempfile, "tempdir", str(d))
+    return d
+
+
 def _cli(*args, cwd=None, timeout=120) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "hermes_audit", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout)
@@ -185,7 +196,7 @@ def _helpers_for(port: int) -> list[str]:
 
 
 @pytest.mark.parametrize("scheme", ["https", "git", "ssh"])
-def test_stalling_server_is_bounded_by_the_clone_timeout(stalling_server, tmp_path, scheme):
+def test_stalling_server_is_bounded_by_the_clone_timeout(stalling_server, tmp_path, scheme, private_tmp):
     """Regression: a stalled git-remote-https kept the pipes open for its own five minutes after git was
     killed. Now the whole process group is killed at the deadline (the subprocess timeout catches a hang)."""
     port = stalling_server
@@ -200,7 +211,7 @@ def test_stalling_server_is_bounded_by_the_clone_timeout(stalling_server, tmp_pa
     assert _helpers_for(port) == []
 
 
-def test_stalling_server_in_process_cleans_up(stalling_server):
+def test_stalling_server_in_process_cleans_up(stalling_server, private_tmp):
     before = _clone_dirs()
     with pytest.raises(GitSourceError) as exc:
         with cloned(f"https://user:{SECRET}@127.0.0.1:{stalling_server}/r.git", timeout=1.5):
