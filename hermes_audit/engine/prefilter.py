@@ -1310,7 +1310,7 @@ def class_end(src: str, i: int) -> int:
     return j + 1 if j < n else -1
 
 
-def _depth0_units(src: str):
+def depth0_units(src: str):
     """``(start, end, kind, atom end)`` of each depth-0 unit of a pattern's text, in order: an atom with its
     quantifier, if any (from atom end to end). ``kind`` is ``"|"`` (a top-level alternation bar), ``"char"`` (a character set, ``.`` or a
     ``\\s``-like class escape, quantified or not: one character each time), ``"group"`` or ``"other"`` (a
@@ -1336,14 +1336,11 @@ def _depth0_units(src: str):
                     j += 2
                     continue
                 if c == "[":  # skip a set: its parentheses are members
-                    j += 1
-                    if j < n and src[j] == "^":
-                        j += 1
-                    if j < n and src[j] == "]":
-                        j += 1
-                    while j < n and src[j] != "]":
-                        j += 2 if src[j] == "\\" else 1
-                elif c == "(":
+                    j = class_end(src, j)
+                    if j < 0:
+                        raise ValueError("unterminated set")
+                    continue
+                if c == "(":
                     depth += 1
                 elif c == ")":
                     depth -= 1
@@ -1370,7 +1367,7 @@ def _tail_split(src: str, flags: int) -> Optional[tuple[str, str, str, int, int]
     ``near`` to ``far`` characters after the branch's start (``far``: ``sys.maxsize`` when unbounded).
     ``None`` when there is no such gap or nothing after it. Raises on a pattern it cannot read (the caller
     gives up)."""
-    units = list(_depth0_units(src))
+    units = list(depth0_units(src))
     if any(u[2] == "|" for u in units):
         raise ValueError("alternation")
     fk = _flags_key(flags)
@@ -1412,7 +1409,7 @@ def _is_gap(src: str, unit: tuple, fk: int) -> bool:
         if m is None or m.end() == a + 1 and src[a + 1:a + 2] == "?":
             return False
         inner = src[m.end():e - 1]
-        units = list(_depth0_units(inner))
+        units = list(depth0_units(inner))
         return len(units) == 1 and _is_gap(inner, units[0], fk)
     return _parse(src[a:b], fk).getwidth()[1] >= TAIL_GAP_MIN
 
@@ -1421,7 +1418,7 @@ def _without_lookarounds(src: str, flags: int) -> str:
     """``src`` without its depth-0 groups that consume nothing (look-arounds: a pattern that matches wherever
     ``src`` does)."""
     fk = _flags_key(flags)
-    return "".join(src[a:b] for a, b, kind, _e in _depth0_units(src)
+    return "".join(src[a:b] for a, b, kind, _e in depth0_units(src)
                    if not (kind == "group" and _parse(src[a:b], fk).getwidth() == (0, 0)))
 
 
@@ -1431,7 +1428,7 @@ def _probe_of(tail: str) -> str:
     without its depth-0 look-arounds. Whenever ``tail`` matches at a position, so does this prefix of it (an
     assertion left out only admits more)."""
     out = []
-    for a, b, kind, _e in _depth0_units(tail):
+    for a, b, kind, _e in depth0_units(tail):
         if kind == "char":
             m = re.search(r"\{\d*,(\d+)\}[?+]?\Z", tail[a:b])
             if m is not None and int(m.group(1)) >= TAIL_GAP_MIN:
@@ -1482,7 +1479,7 @@ def tail_branches(compiled) -> Optional[tuple]:
         return None
     try:
         engine = _engine_of(compiled)
-        bars = [u[0] for u in _depth0_units(src) if u[2] == "|"]
+        bars = [u[0] for u in depth0_units(src) if u[2] == "|"]
         out = []
         for a, b in zip([-1] + bars, bars + [len(src)]):
             split = _tail_split(src[a + 1:b], flags)
@@ -1710,18 +1707,14 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
             yield from compiled.finditer(text, **kw)
             return
         positions = dense  # ascending; the keyword occurrences are not examined
+    give_up = False
     for s in (lead if dense is None else ()):
         # cached per index: shared by every pattern with this keyword (issue 8)
         for i in (index.word_starts(s, text, occurrences_left) if boundary
                   else index.occurrences(s, occurrences_left)):
             occurrences_left -= 1
             if occurrences_left < 0:
-                deadline = _deadline(deadline, timeout)
-                dense = _tail_starts(compiled, text, index, deadline)
-                if dense is None:
-                    yield from compiled.finditer(text, **kw)
-                    return
-                positions = dense
+                give_up = True
                 break
             if checks is None:
                 checks = _clause_checks(nar, index, lead)
@@ -1743,15 +1736,17 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
                 if boundary:
                     positions = [p for p in positions if p == 0 or text[p - 1] not in _ASCII_WORD]
             if len(positions) > limit:
-                deadline = _deadline(deadline, timeout)
-                dense = _tail_starts(compiled, text, index, deadline)
-                if dense is None:
-                    yield from compiled.finditer(text, **kw)
-                    return
-                positions = dense
+                give_up = True
                 break
-        if dense is not None:
+        if give_up:
             break
+    if give_up:  # too many starts to try one by one: those within reach of the rarer tail, or a plain search
+        deadline = _deadline(deadline, timeout)
+        dense = _tail_starts(compiled, text, index, deadline)
+        if dense is None:
+            yield from compiled.finditer(text, **kw)
+            return
+        positions = dense
     if not positions:
         return
     if span > 1:

@@ -44,7 +44,7 @@ from typing import Optional
 
 from hermes_audit.engine.catalog import SCOPES, ParityCatalog, Rule, materialize
 from hermes_audit.engine.normalize import nfkc
-from hermes_audit.engine.prefilter import Prefilter, analyse, class_end, fold
+from hermes_audit.engine.prefilter import Prefilter, analyse, depth0_units, fold
 from hermes_audit.engine.regex_code import known_tail
 
 try:  # Python 3.11+
@@ -65,28 +65,11 @@ _GAP_MIN = 64
 
 def _top_level_alternation(pattern: str) -> Optional[bool]:
     """Whether ``pattern`` has a ``|`` outside every group and class (``None``: not sure, e.g. an
-    unbalanced text). Escapes and character classes (``[]...]``, ``[^]...]``) are skipped."""
-    depth, i, n = 0, 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i = class_end(pattern, i)
-            if i < 0:
-                return None
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth < 0:
-                return None
-        elif c == "|" and depth == 0:
-            return True
-        i += 1
-    return None if depth else False
+    unbalanced text; :func:`~hermes_audit.engine.prefilter.depth0_units` reads the text)."""
+    try:
+        return any(kind == "|" for _start, _end, kind, _atom_end in depth0_units(pattern))
+    except ValueError:
+        return None
 
 
 def _is_space_repeat(item) -> bool:
