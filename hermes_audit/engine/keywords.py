@@ -69,20 +69,21 @@ class KeywordSearch:
         self._unspaced = _automaton(self.keys - spaced)
         self._spaced = _automaton(spaced)
 
-    def present(self, text: str) -> set:
+    def present(self, text: str, tokens: bool = False) -> set:
         """The members of :attr:`keys` that occur in ``text``.
 
         A keyword without whitespace occurs in ``text`` if and only if it occurs in one of the text's
         whitespace-separated tokens (``str.split``'s whitespace, the same ``str.isspace`` test that sorted
         the keywords): on a long text those are searched in its distinct tokens joined by ``"\n"``, usually
         a small part of it (the automaton reports every occurrence, so the pass costs per occurrence). The
-        few keywords with whitespace are searched in the whole text.
+        few keywords with whitespace are searched in the whole text. With ``tokens``, ``text`` is already such
+        a joining of distinct tokens (for the keywords without whitespace) and is searched as it is.
         """
         found: set = set()
         if self._spaced is not None:
             found.update(k for _end, k in self._spaced.iter(text))
         if self._unspaced is not None:
-            hay = text if len(text) < DEDUP_MIN_CHARS else "\n".join(set(text.split()))
+            hay = text if tokens or len(text) < DEDUP_MIN_CHARS else "\n".join(set(text.split()))
             found.update(k for _end, k in self._unspaced.iter(hay))
         return found
 

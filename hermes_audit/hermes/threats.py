@@ -317,7 +317,7 @@ class ThreatScanner:
             search = self._search()
             if search is not None:
                 # one Aho-Corasick pass answers every literal the automaton holds (hermes-audit[fast])
-                found = search.present(hay)
+                found = search.present(hay, tokens=True)  # hay: the distinct tokens already
                 present = {s: s in found for s in search.keys}
         out = []
         for rule, pat, pf, lead in plan:
