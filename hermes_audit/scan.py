@@ -6,7 +6,6 @@ its own. The CLI calls :func:`run_scan`; so can other programs.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import os
 import re
@@ -399,8 +398,10 @@ def _drop_covered_input_findings(result: ScanResult) -> None:
 
 
 def _path_ignored(f: Finding, per_path: dict[str, list[str]], catalog_rules: list[Rule]) -> bool:
+    """Whether a ``per-path-ignores`` entry whose pattern covers the finding's path (the same globs as
+    ``exclude``: :func:`_excluded`) names the finding's rule."""
     for pat, sels in per_path.items():
-        if fnmatch.fnmatch(f.path, pat):
+        if _excluded(f.path, [pat]):
             for r in catalog_rules:
                 if r.code == f.rule_id and any(_matches_selector(r, s) for s in sels):
                     return True
