@@ -16,6 +16,9 @@ Command-line flags override the file. Keys (all optional)::
     [tool.hermes-audit.per-path-ignores]
     "docs/**" = ["HA101"]
 
+``exclude`` and ``per-path-ignores`` patterns are relative to the directory of the file that sets them
+(``Config.source``; the scan anchors them there, ``ScanOptions.config_dir``), as in ruff.
+
 A hostile repository can ship a configuration that hides its own findings;
 ``--no-config`` (and ``--no-suppressions``) ignore it.
 """
@@ -39,7 +42,8 @@ class ConfigError(Exception):
     """The configuration file is unreadable or invalid; the message is one line naming the file."""
 
 
-@dataclass
+# eq=False on this module's records (issue 8: start-up): they are never compared by value, so no __eq__ is built at import
+@dataclass(eq=False)
 class Config:
     hermes_version: Optional[str] = None
     select: Optional[list[str]] = None

@@ -8,10 +8,12 @@ SHA-256 digest of everything it was derived from (the input files' bytes, the
 code that derives it, the versions of Python and of the libraries involved),
 so a stale entry is never used: a changed input gives a different digest.
 
-* The rule catalog is also found by a cheap key (``catalogkey`` entries): a digest of the rule and code
-  files' size, modification time, change time and inode, mapping to the content digest of its entry
-  (``hermes_audit.engine.catalog._stat_key``), so an unchanged rules directory is not read or hashed.
-  Any change to a file changes its change time: the cheap key misses and the content is hashed in full.
+* The rule catalog and the confusables table are also found by a cheap key (``catalogkey`` and
+  ``confusableskey`` entries, :func:`stat_key`): a digest of the input and code files' size, modification
+  time, change time and inode, mapping to the content digest of the entry
+  (``hermes_audit.engine.catalog._stat_key``, ``hermes_audit.engine.deobfuscate.confusable_prototypes``),
+  so unchanged files are not read or hashed. Any change to a file changes its change time: the cheap key
+  misses and the content is hashed in full.
 * Never anything from the scanned repository: the cache holds only data
   derived from hermes-audit's own files, in the user's cache directory.
 * Entries are written with :mod:`marshal` (format version
@@ -71,6 +73,51 @@ def digest(parts: Iterable[Any]) -> str:
         b = p if isinstance(p, bytes) else str(p).encode("utf-8", "surrogatepass")
         h.update(str(len(b)).encode() + b"\0" + b)
     return h.hexdigest()
+
+
+def file_signature(path: Any) -> str:
+    """``size:mtime_ns:ctime_ns:inode:device`` of ``path``, or ``?`` when it cannot be stat'ed. Writing a file
+    changes its change time (ctime), which no user-space call sets back, so an unchanged signature means
+    unchanged bytes (issue 8: cheap keys, see :func:`stat_key`)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return "?"
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:{st.st_dev}"
+
+
+def stat_key(parts: Iterable[Any], paths: Iterable[Any]) -> Optional[str]:
+    """A cheap key (issue 8: start-up time): :func:`digest` of ``parts`` (versions and the like) and of each of
+    ``paths`` with its :func:`file_signature`, reading none of the files. It is meant to name, in a
+    ``<kind>key`` entry (:func:`read_by_stat_key`), the content digest of an entry derived from those files:
+    when any file is rewritten its signature changes, the cheap key misses, and the caller hashes the content
+    in full). ``None`` when a file cannot be stat'ed: no cheap key, the caller reads and hashes as before."""
+    out: list = ["stat", *parts]
+    for p in paths:
+        sig = file_signature(p)
+        if sig == "?":
+            return None
+        out += [str(p), sig]
+    return digest(out)
+
+
+def read_stat_key(kind: str, quick: Optional[str]) -> Optional[str]:
+    """The content digest the ``<kind>key`` entry of cheap key ``quick`` (:func:`stat_key`) names, or ``None``."""
+    content = None if quick is None else read(kind + "key", quick)
+    return content if isinstance(content, str) else None
+
+
+def read_by_stat_key(kind: str, quick: Optional[str]) -> Optional[Any]:
+    """The data of the ``kind`` entry whose content digest the cheap key ``quick`` names
+    (:func:`read_stat_key`, :func:`write_stat_key`), or ``None``."""
+    content = read_stat_key(kind, quick)
+    return None if content is None else read(kind, content)
+
+
+def write_stat_key(kind: str, quick: Optional[str], content: str) -> bool:
+    """Record that the cheap key ``quick`` names the ``kind`` entry of content digest ``content`` (False when
+    ``quick`` is ``None`` or the entry could not be written)."""
+    return False if quick is None else write(kind + "key", quick, content)
 
 
 def _path(kind: str, key: str) -> Optional[Path]:

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-from hermes_audit.documents.discovery import discover
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind, classify
 from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, ReadStatus, read_file
@@ -27,7 +26,8 @@ from hermes_audit.hermes.verdict import (BLOCKED, WARNED, HermesVerdict, MemoSca
 from hermes_audit.suppressions import apply_suppressions, rules_index
 
 
-@dataclass
+# eq=False on this module's records (issue 8: start-up): they are never compared by value, so no __eq__ is built at import
+@dataclass(eq=False)
 class ScanOptions:
     """Everything a scan needs besides the paths. Defaults match the CLI's."""
 
@@ -42,6 +42,9 @@ class ScanOptions:
     use_git: bool = True
     exclude: list[str] = field(default_factory=list)
     per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
+    #: The directory ``exclude`` and ``per-path-ignores`` patterns are anchored at: the configuration file's
+    #: directory (as ruff does), so the result does not depend on where hermes-audit runs; ``None``: ``base``.
+    config_dir: Optional[Path] = None
     rules_dir: Optional[Path] = None
     base: Optional[Path] = None
     #: Auditor's mode: inline suppressions are not honoured (see hermes_audit.suppressions).
@@ -62,7 +65,7 @@ class ScanOptions:
     jobs: Optional[int] = None
 
 
-@dataclass
+@dataclass(eq=False)
 class FileReport:
     """One scanned file: the document and Hermes' verdict on it."""
 
@@ -83,7 +86,7 @@ class FileReport:
         return out
 
 
-@dataclass
+@dataclass(eq=False)
 class ScanResult:
     hermes_version: str
     files: list[FileReport] = field(default_factory=list)
@@ -223,6 +226,20 @@ def _exclude_regex(pattern: str) -> tuple["re.Pattern[str]", bool]:
     return re.compile(("" if anchored else "(?:.*/)?") + rx + r"\Z", re.DOTALL), dir_only
 
 
+def _anchored(display: str, options: Optional["ScanOptions"]) -> Optional[str]:
+    """``display`` (relative to ``options.base``, or absolute) as a ``/`` path relative to ``options.config_dir``,
+    the directory ``exclude`` and ``per-path-ignores`` patterns are anchored at; ``display`` itself when there
+    is no such directory; ``None`` for a path outside it (no pattern applies there)."""
+    if options is None or options.config_dir is None:
+        return display
+    base = os.path.realpath(options.base or Path.cwd())
+    full = os.path.normpath(os.path.join(base, display))
+    rel = os.path.relpath(full, os.path.realpath(options.config_dir)).replace(os.sep, "/")
+    if rel == ".." or rel.startswith("../"):
+        return None
+    return rel
+
+
 def _excluded(display: str, patterns: Sequence[str]) -> bool:
     """Whether the file at ``display`` (a ``/`` path relative to the base directory) is excluded: a pattern
     (:func:`_exclude_regex`) matches it or one of its parent directories."""
@@ -280,7 +297,8 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
     a directory in which discovery finds no candidate at all is added (display path) to ``empty_dirs``;
     the display paths of files that the configured ``exclude`` kept out (and no other path argument
     brought in) are added to ``excluded_paths``. ``exclude`` patterns (:func:`_exclude_regex`) match
-    display paths, relative to ``options.base`` (default: the current directory).
+    paths relative to ``options.config_dir`` (the configuration file's directory), or without it display
+    paths, relative to ``options.base`` (default: the current directory).
     """
     base = (options.base or Path.cwd()).absolute()
     docs: list[Document] = []
@@ -293,17 +311,23 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
                          "follow it (a hostile repository could point it anywhere): scan its target instead")
             continue
         if p.is_dir():
+            from hermes_audit.documents.discovery import discover  # issue 8: start-up (files need no tree walk)
+
             res = discover(p, base=base, use_git=options.use_git)
             notes.extend(res.notes)
             if not res.candidates and empty_dirs is not None:
                 empty_dirs.append(_display(p, base) or ".")
             root = p.resolve()
-            exclude = _exclude_for(_display(p, base), options.exclude)
+            named = _display(p, base)
+            if named not in ("", "."):  # the base directory itself is never "named" (see _exclude_for)
+                named = _anchored(named, options)
+            exclude = _exclude_for(named, options.exclude) if named is not None else []
             excluded = 0
             for c in res.candidates:
                 if c.display in seen:
                     continue
-                if _excluded(c.display, exclude):
+                anchored = _anchored(c.display, options) if exclude else None
+                if anchored is not None and _excluded(anchored, exclude):
                     excluded += 1
                     dropped.add(c.display)
                     continue
@@ -397,11 +421,15 @@ def _drop_covered_input_findings(result: ScanResult) -> None:
         result.findings = [f for f in result.findings if not (f.rule_id == "HA951" and f.path in covered)]
 
 
-def _path_ignored(f: Finding, per_path: dict[str, list[str]], catalog_rules: list[Rule]) -> bool:
+def _path_ignored(f: Finding, per_path: dict[str, list[str]], catalog_rules: list[Rule],
+                  options: Optional[ScanOptions] = None) -> bool:
     """Whether a ``per-path-ignores`` entry whose pattern covers the finding's path (the same globs as
-    ``exclude``: :func:`_excluded`) names the finding's rule."""
+    ``exclude``: :func:`_excluded`, anchored at ``options.config_dir``) names the finding's rule."""
+    path = _anchored(f.path, options)
+    if path is None:
+        return False
     for pat, sels in per_path.items():
-        if _excluded(f.path, [pat]):
+        if _excluded(path, [pat]):
             for r in catalog_rules:
                 if r.code == f.rule_id and any(_matches_selector(r, s) for s in sels):
                     return True
@@ -478,7 +506,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
             texts = [doc.slice(f.span.start, f.span.end) for f in found]
             assign_fingerprints(found, texts)
             kept = [f for f in found if f.severity >= options.min_severity
-                    and not (options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules))]
+                    and not (options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules, options))]
         except Exception as exc:  # a crash in one file: reported, the verdict and the other files kept
             return verdict, [], [EngineError("scan", doc.path, f"scanning failed: {type(exc).__name__}: {exc}")]
         return verdict, kept, er.errors
@@ -530,7 +558,7 @@ def _keep_model_findings(result: ScanResult, doc: Document, found: list[Finding]
     for f in found:
         if f.severity < options.min_severity:
             continue
-        if options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules):
+        if options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules, options):
             continue
         result.findings.append(f)
 
@@ -615,6 +643,6 @@ def _add_seam_findings(result: ScanResult, engine: Engine, profile: VersionProfi
     for f in seam:
         if f.severity < options.min_severity:
             continue
-        if options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules):
+        if options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules, options):
             continue
         result.findings.append(f)

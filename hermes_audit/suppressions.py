@@ -74,7 +74,8 @@ _CODE = re.compile(r"^H[A-Z][0-9]{3}$", re.IGNORECASE)
 _NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
-@dataclass
+# eq=False on this module's records (issue 8: start-up): they are never compared by value, so no __eq__ is built at import
+@dataclass(eq=False)
 class Suppression:
     """One hermes-audit comment of a document.
 
@@ -335,7 +336,7 @@ def detect(text: str, params: dict) -> Iterator:
 # --- applying suppressions to one document's findings ------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False)
 class SuppressionOutcome:
     """What :func:`apply_suppressions` did: how many findings it suppressed, and the comments."""
 
@@ -407,23 +408,34 @@ def apply_suppressions(
                     if f.suppressed is None:
                         f.suppressed = f"inline: {s.reason}"
                         out.suppressed += 1
+    def unused_selectors(s: Suppression) -> list[str]:
+        unused = []
+        for sel in s.selectors:
+            r = rules_by_key.get(sel)
+            if r is None or r.family in NOT_SUPPRESSIBLE_FAMILIES or r.code not in rules_run:
+                continue  # reported by HA903, or the rule did not run: cannot judge
+            if sel not in s.used:
+                unused.append(sel)
+        return unused
+
+    def unused_message(s: Suppression, unused: list[str]) -> str:
+        return (f"unused suppression: {', '.join(unused)} reported nothing {s.scope_text()}; "
+                f"remove {'it' if len(unused) == 1 else 'them'} from the comment")
+
     kept: list = []
+    judged: set[tuple[int, int]] = set()  # spans of the suppressions the engine reported as HA902 candidates
+    listed: list = []  # the HA902 findings kept
     for f in findings:
         if f.rule_id == UNUSED:
             s = by_span.get((f.span.start, f.span.end))
             if not honour or s is None:
                 continue
-            unused = []
-            for sel in s.selectors:
-                r = rules_by_key.get(sel)
-                if r is None or r.family in NOT_SUPPRESSIBLE_FAMILIES or r.code not in rules_run:
-                    continue  # reported by HA903, or the rule did not run: cannot judge
-                if sel not in s.used:
-                    unused.append(sel)
+            judged.add((s.start, s.end))
+            unused = unused_selectors(s)
             if not unused:
                 continue
-            scope = s.scope_text()
-            f.message = f"unused suppression: {', '.join(unused)} reported nothing {scope}; remove {'it' if len(unused) == 1 else 'them'} from the comment"
+            f.message = unused_message(s, unused)  # also drops the engine's cap note: counted again below
+            listed.append(f)
         elif f.rule_id == TRIPS_HERMES:
             versions = trips_hermes(text[f.span.start:f.span.end], parity)
             if not versions:
@@ -435,6 +447,29 @@ def apply_suppressions(
                 "and keep those words out of it"
             )
         kept.append(f)
+    unused_rule = rules_by_key.get(UNUSED)
+    if honour and unused_rule is not None and UNUSED in rules_run:
+        # The engine keeps at most MAX_FINDINGS_PER_RULE candidates per file, used ones included; the comments
+        # past that cap are judged here, listed up to the same cap, and the rest counted in the engine's words.
+        from hermes_audit.engine.engine import MAX_FINDINGS_PER_RULE
+
+        more = 0
+        for s in sups:
+            if not s.valid or (s.start, s.end) in judged:
+                continue
+            unused = unused_selectors(s)
+            if not unused:
+                continue
+            if len(listed) >= MAX_FINDINGS_PER_RULE:
+                more += 1
+                continue
+            f = make_finding(doc, unused_rule, s.start, s.end, unused_message(s, unused))
+            listed.append(f)
+            kept.append(f)
+        if more:
+            last = max(listed, key=lambda f: f.span.start)
+            last.message += (f" ({more:,} more unused suppressions in this file are not listed: "
+                             f"at most {MAX_FINDINGS_PER_RULE:,} per rule and file)")
     kept.extend(extra)
     findings[:] = kept
     return out

@@ -113,3 +113,25 @@ def test_context_file_linked_to_an_outside_directory_is_not_said_to_load(tmp_pat
         assert "HA609" in {f.rule_id for f in res.findings if f.path == "AGENTS.md"}
     finally:
         os.chdir(old)
+
+
+@pytest.mark.parametrize("version", ["latest", "0.19"])
+def test_verdict_of_a_linked_subdirectory_hint_says_when_hermes_follows_it(repo: Path, version: str):
+    """The per-file verdict says what HA609 says: the link is followed for a session started in that directory;
+    as a subdirectory hint latest refuses it and 0.19 follows it. A file in the session directory keeps the
+    plain wording."""
+    (repo / "AGENTS.md").symlink_to(repo.parent / "outside" / "secret.txt")
+    old = os.getcwd()
+    os.chdir(repo)
+    try:
+        res = run_scan([Path(".")], ScanOptions(hermes_version=version))
+    finally:
+        os.chdir(old)
+    msg = {r.document.path: r.verdict.message or "" for r in res.files}
+    sub, top = msg["link/AGENTS.md"], msg["AGENTS.md"]
+    assert "loads the target for a session started in link/" in sub
+    if version == "latest":
+        assert "as a subdirectory hint of a session started higher up it is refused" in sub
+    else:
+        assert "and as a subdirectory hint when the agent enters link/" in sub
+    assert "follows the link and loads the target;" in top and "session started" not in top

@@ -69,7 +69,10 @@ def test_plain_scan_of_files_imports_no_heavy_library(tmp_path):
     assert proc.returncode == 1, proc.stderr  # the second file has a finding: the scan really ran
     assert "docs/CLAUDE.md" in proc.stdout
     assert not (mods & HEAVY), sorted(mods & HEAVY)
-    assert "hermes_audit" in mods and "regex" in mods
+    assert "hermes_audit" in mods
+    # issue 8: every pattern of the run is rebuilt from the catalog cache's op-codes by the C extension alone
+    # (regex_code.c_module), so the ``regex`` package and its Python-level parser are not imported
+    assert "regex" not in mods and "regex._regex_core" not in mods
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -120,3 +123,56 @@ def test_findings_still_import_the_example_spans(tmp_path):
     mods, proc = _modules_after(["scan", *files], repo, tmp_path)
     assert proc.returncode == 1, proc.stderr
     assert "hermes_audit.engine.markdown" in mods
+
+
+#: Modules a scan of files (the pre-commit case) with the text report does not need: the tree walk
+#: (only a directory argument), the scenario parser (only rule examples), and standard modules only
+#: rare paths use (json: --format json and hint traces; shlex: traced shell commands).
+FILE_SCAN_UNUSED = {"json", "shlex", "hermes_audit.documents.discovery", "hermes_audit.hermes.scenario"}
+
+
+#: :data:`_WRAPPER` without ``json`` (which it imports itself): module names one per line.
+_PLAIN_WRAPPER = _WRAPPER.replace("import atexit, json, os, sys", "import atexit, os, sys").replace(
+    "json.dump(sorted(sys.modules), fh)", "fh.write('\\n'.join(sorted(sys.modules)))")
+
+
+def _modules_after_plain(args: list[str], cwd: Path, tmp_path: Path) -> tuple[set[str], subprocess.CompletedProcess]:
+    """:func:`_modules_after` through :data:`_PLAIN_WRAPPER` (so ``json`` is seen only if the command imports it)."""
+    assert "json" not in _PLAIN_WRAPPER
+    out = tmp_path / "modules.txt"
+    env = {**os.environ, "HERMES_AUDIT_CACHE_DIR": str(tmp_path / "cache"), "MODS_OUT": str(out),
+           "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env.pop("HERMES_AUDIT_NO_CACHE", None)
+    cmd = [sys.executable, "-c", _PLAIN_WRAPPER, *args]
+    subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=300)  # warms the catalog cache
+    if out.exists():
+        out.unlink()
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    assert out.exists(), proc.stderr
+    full = set(out.read_text().split("\n"))
+    return full | {m.split(".")[0] for m in full}, proc
+
+
+def test_file_scan_with_text_report_skips_rare_path_modules(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    files = _files(repo)
+    mods, proc = _modules_after_plain(["scan", *files], repo, tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert "docs/CLAUDE.md" in proc.stdout
+    assert "hermes_audit.hermes.hints" in mods  # the loading simulation really ran
+    assert not (mods & FILE_SCAN_UNUSED), sorted(mods & FILE_SCAN_UNUSED)
+
+
+def test_json_report_and_directory_scan_still_import_them(tmp_path):
+    """The guard above can fail: the same wrapper sees json and the tree walk when a run needs them."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    files = _files(repo)
+    mods, proc = _modules_after_plain(["scan", "--format", "json", *files], repo, tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert json.loads(proc.stdout)["findings"]
+    assert "json" in mods
+    mods, proc = _modules_after_plain(["scan", "--no-git", "."], repo, tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert "hermes_audit.documents.discovery" in mods

@@ -269,3 +269,24 @@ def test_cli_no_suppressions_also_ignores_repository_config(tmp_path, monkeypatc
     r2 = runner.invoke(cli, ["scan", "--no-git", "--format", "json", "--no-suppressions", "AGENTS.md"])
     assert r2.exit_code == 1, r2.output
     assert '"HA102"' in r2.output
+
+
+def test_unused_past_the_engine_cap_are_judged_listed_to_the_cap_and_the_rest_counted(tmp_path, monkeypatch):
+    # the engine keeps at most MAX_FINDINGS_PER_RULE HA902 candidates (used ones included); the unused
+    # comments past them are still found, listed up to the cap, and the rest counted in the engine's words
+    from hermes_audit.engine import engine as eng
+
+    monkeypatch.setattr(eng, "MAX_FINDINGS_PER_RULE", 20)
+    used = "".join(f"<!-- hermes-audit: allow HA101 -- quoted {i} -->\n{INJECTION}\n\n" for i in range(15))
+    unused = [f"<!-- hermes-audit: allow HA101 -- stale {i} -->\nBuild with make.\n\n" for i in range(30)]
+    res = _scan(tmp_path, "# Rules\n\n" + used + "".join(unused))
+    found = sorted((f for f in res.findings if f.rule_id == "HA902"), key=lambda f: f.span.start)
+    assert len(found) == 20
+    assert all("stale" in res.files[0].document.slice(f.span.start, f.span.end) for f in found)
+    assert found[-1].message.endswith("(10 more unused suppressions in this file are not listed: "
+                                      "at most 20 per rule and file)")
+    assert not any("more" in f.message for f in found[:-1])
+    # under the cap: every unused one listed, no note
+    res = _scan(tmp_path, "# Rules\n\n" + used + "".join(unused[:5]))
+    found = [f for f in res.findings if f.rule_id == "HA902"]
+    assert len(found) == 5 and not any("not listed" in f.message for f in found)

@@ -294,7 +294,7 @@ def init(target: Optional[Path], no_pre_commit: bool, no_workflow: bool, dry_run
     and writes .github/workflows/hermes-audit.yml (only if it does not exist).
     Existing content is never replaced; running it again changes nothing.
     """
-    from hermes_audit.documents.discovery import find_git_root
+    from hermes_audit.documents.gitroot import find_git_root
 
     if target is None:
         target = find_git_root(Path.cwd().resolve()) or Path.cwd()

@@ -52,7 +52,7 @@ def render_text(report, color: bool) -> str:
     """The human-readable profile report."""
     from hermes_audit.engine.unicode_chars import printable
     from hermes_audit.reporters.json_report import safe_path
-    from hermes_audit.reporters.text import _ExcerptLines, _source_excerpt
+    from hermes_audit.reporters.excerpt import ExcerptLines, source_excerpt
 
     def style(s: str, fg: Optional[str] = None, bold: bool = False) -> str:
         return click.style(s, fg=fg, bold=bold) if color else s
@@ -139,14 +139,14 @@ def render_text(report, color: bool) -> str:
     texts = {path: (d.text or "") for path, d in report.documents.items()}
     if report.findings:
         out.append(style("Findings:", bold=True))
-    excerpt_lines = _ExcerptLines()  # each text split and each line redacted once (issue 8)
+    excerpt_lines = ExcerptLines()  # each text split and each line redacted once (issue 8)
     for f in report.findings:
         sev = style(f.severity.label, {"critical": "magenta", "high": "red", "medium": "yellow"}.get(f.severity.label),
                     bold=True)
         out.append(f"{safe_path(f.path)}:{f.start.line}:{f.start.column}: {f.rule_id} [{sev}/{f.confidence.label}] "
                    f"{p(f.message)}")
         if f.path in texts and texts[f.path] and not f.path.startswith("<"):
-            out.extend(_source_excerpt(texts[f.path], f, excerpt_lines))
+            out.extend(source_excerpt(texts[f.path], f, excerpt_lines))
         if f.fix:
             out.append(f"  = fix: {p(f.fix, 300)}")
         out.append("")

@@ -182,7 +182,7 @@ def exit_code(report) -> int:
 
 def _max_share_from_config(cwd: Path) -> Optional[float]:
     from hermes_audit.config import ConfigError, load_config
-    from hermes_audit.documents.discovery import find_git_root
+    from hermes_audit.documents.gitroot import find_git_root
 
     root = find_git_root(cwd.resolve()) or cwd.resolve()
     try:

@@ -140,7 +140,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     SOUL.md, memories/MEMORY.md and USER.md, distribution.yaml, SKILL.md).
     """
     from hermes_audit.config import Config, ConfigError, load_config
-    from hermes_audit.documents.discovery import find_git_root
+    from hermes_audit.documents.gitroot import find_git_root
     from hermes_audit.documents.kinds import DocumentKind
     from hermes_audit.engine.catalog import CatalogError
     from hermes_audit.findings import Severity
@@ -150,6 +150,9 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     for t in targets:
         if not (t.exists() or t.is_symlink()):
             raise CliError(f"{t}: no such file or directory")
+    if all(t.is_symlink() and t.is_dir() for t in targets):  # nothing else to scan: a gate must not pass on nothing
+        raise CliError(f"{targets[0]}: a symbolic link to a directory; hermes-audit does not follow it (a hostile "
+                       "repository could point it anywhere): scan its target instead")
     first = targets[0].absolute()
     root = find_git_root((first if first.is_dir() else first.parent).resolve()) or Path.cwd()
     try:
@@ -167,6 +170,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
         use_git=not no_git,
         exclude=cfg.exclude,
         per_path_ignores=cfg.per_path_ignores,
+        config_dir=cfg.source.absolute().parent if cfg.source is not None else None,  # patterns anchored there
         no_suppressions=no_suppressions,
     )
     if fail_on == "never" or (fail_on is None and cfg.fail_on_never):

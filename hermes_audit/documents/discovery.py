@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Optional, Sequence
 
+from hermes_audit.documents.gitroot import find_git_root
 from hermes_audit.documents.kinds import CANDIDATE_NAMES, DocumentKind, classify, may_classify
 
 #: Directory names never descended into.
@@ -54,18 +55,6 @@ class DiscoveryResult:
     candidates: list[Candidate] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     git_root: Optional[Path] = None
-
-
-def find_git_root(start: Path) -> Optional[Path]:
-    """Nearest ancestor-or-self containing ``.git`` (file or directory), as Hermes does it."""
-    current = start
-    for parent in [current, *current.parents]:
-        try:
-            if os.path.lexists(parent / ".git"):
-                return parent
-        except OSError:
-            continue
-    return None
 
 
 #: ``git ls-files`` arguments: every path git tracks or would track.

@@ -51,7 +51,8 @@ class ReadStatus(str, enum.Enum):
     MISSING = "missing"
 
 
-@dataclass
+# eq=False on this module's records (issue 8: start-up): they are never compared by value, so no __eq__ is built at import
+@dataclass(eq=False)
 class ReadResult:
     """Outcome of reading one file.
 

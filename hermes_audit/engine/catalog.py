@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-import regex
-
 from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.findings import Confidence, Severity
 
@@ -74,7 +72,12 @@ class LazyPattern:
 
                 c = (regex_code.from_code if self.module == "regex" else regex_code.re_from_code)(self.code)
             if c is None:
-                c = (regex if self.module == "regex" else re).compile(self.pattern, self.flags)
+                if self.module == "regex":
+                    import regex  # issue 8: only when no op-codes were recorded (see regex_code.c_module)
+
+                    c = regex.compile(self.pattern, self.flags)
+                else:
+                    c = re.compile(self.pattern, self.flags)
             self._compiled = c
         return c
 
@@ -301,6 +304,8 @@ def _examples(path: Path, rid: str, d: dict) -> tuple[list[str], list[str]]:
 
 
 def _compile_audit(path: Path, rid: str, pat: str, flags: int) -> Any:
+    import regex
+
     from hermes_audit.engine.regex_code import compile_and_capture
 
     try:
@@ -310,10 +315,13 @@ def _compile_audit(path: Path, rid: str, pat: str, flags: int) -> Any:
     return LazyPattern("regex", pat, flags, compiled, code)
 
 
-_FLAG_NAMES = {"ignorecase": regex.IGNORECASE, "multiline": regex.MULTILINE, "dotall": regex.DOTALL}
+#: ``regex`` flag values (``regex.IGNORECASE`` 2, ``regex.MULTILINE`` 8, ``regex.DOTALL`` 16, the same as
+#: :mod:`re`'s; tests/test_startup_imports.py checks them) as plain ints, so that loading the catalog does
+#: not import ``regex`` (issue 8: see ``regex_code.c_module``).
+_FLAG_NAMES = {"ignorecase": 2, "multiline": 8, "dotall": 16}
 #: Flags a detector compiles its ``params.pattern``/``params.exclude`` with (``hermes_audit.engine.comments``);
 #: their op-codes are cached with the catalog under these flags (a mismatch only costs a normal compile).
-_PARAM_PATTERN_FLAGS = regex.IGNORECASE | regex.DOTALL
+_PARAM_PATTERN_FLAGS = _FLAG_NAMES["ignorecase"] | _FLAG_NAMES["dotall"]
 _PARAM_PATTERN_KEYS = ("pattern", "exclude")
 
 
@@ -473,6 +481,8 @@ _RULE_FIELDS = ("code", "name", "family", "title", "message", "help", "kinds", "
 def _cache_key(raw: dict[str, bytes]) -> str:
     """Digest of everything a cached catalog depends on: the rule files' bytes, the code that validates
     them and derives their prefilters and compiled forms, and the versions of ``regex`` and PyYAML."""
+    import regex
+
     from hermes_audit import __version__
     from hermes_audit.datacache import digest
 
@@ -494,33 +504,30 @@ _KEY_SOURCES = ("catalog.py", "prefilter.py", "regex_code.py", "../hermes/threat
 
 
 def _file_signature(path: Path) -> str:
-    """``size:mtime_ns:ctime_ns:inode:device`` of ``path``, or ``?`` when it cannot be read. Writing a file
-    changes its ctime, which no user-space call sets back, so an unchanged signature means unchanged bytes."""
-    import os
+    """:func:`hermes_audit.datacache.file_signature` of ``path``."""
+    from hermes_audit.datacache import file_signature
 
-    try:
-        st = os.stat(path)
-    except OSError:
-        return "?"
-    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:{st.st_dev}"
+    return file_signature(path)
 
 
-def _stat_key(names: list) -> str:
+def _stat_key(names: list) -> Optional[str]:
     """A cheap key for the catalog of a rules directory (issue 8: start-up time): a digest of the rule
     files' and the validating code's :func:`_file_signature` plus the versions :func:`_cache_key` covers.
     It maps to the content digest (:func:`_cache_key`) the files had when the entry was written (the
     ``catalogkey`` entries of :mod:`hermes_audit.datacache`), so a run whose files are unchanged reads no
     rule file and hashes no content; any change to a file's signature is a miss, and the rule files are
-    read and hashed in full. ``names`` are the rule files' paths."""
+    read and hashed in full (``None``: a file could not be stat'ed). ``names`` are the rule files' paths."""
     from hermes_audit import __version__
-    from hermes_audit.datacache import digest
+    from hermes_audit.datacache import stat_key
+    from hermes_audit.engine.regex_code import package_files
 
     here = Path(__file__).resolve().parent
-    parts: list = ["stat", _CACHE_FORMAT, __version__, getattr(regex, "__version__", "?"), _yaml_version()]
-    parts += [_file_signature(here / src) for src in _KEY_SOURCES]
-    for p in names:
-        parts += [str(p), _file_signature(p)]
-    return digest(parts)
+    # the regex package by its files' signatures, not its __version__: importing it is what issue 8 avoids
+    regex_files = package_files()
+    if regex_files is None:
+        return None
+    parts: list = [_CACHE_FORMAT, __version__, _yaml_version()]
+    return stat_key(parts, [*(here / src for src in _KEY_SOURCES), *regex_files, *names])
 
 
 def _yaml_version() -> str:
@@ -569,6 +576,8 @@ def _parity_from_record(rec: Any, codes: dict, re_codes: dict) -> ParityCatalog:
 def _write_cache(key: str, cat: "Catalog") -> bool:
     """Store the validated catalog as plain data (:mod:`hermes_audit.datacache`; silently skipped when a
     rule holds a value :mod:`marshal` cannot write, e.g. a YAML date in detector parameters). True when stored."""
+    import regex
+
     from hermes_audit import datacache
     from hermes_audit.engine.prefilter import export_analysis, export_boundary, export_narrowing, narrowing_helpers
     from hermes_audit.engine.regex_code import compile_and_capture, re_compile_and_capture
@@ -713,8 +722,8 @@ def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
 
     paths = [p for p in sorted(d.glob("*.yaml")) if p.name not in HERMES_DATA_FILES]
     quick = _stat_key(paths)
-    content_key = datacache.read("catalogkey", quick)
-    if isinstance(content_key, str):  # the files are as they were when an entry was written: no read, no hash
+    content_key = datacache.read_stat_key("catalog", quick)
+    if content_key is not None:  # the files are as they were when an entry was written: no read, no hash
         cat = _cached_catalog(datacache.read("catalog", content_key), {p.name for p in paths})
         if cat is not None:
             _CACHE[key] = cat
@@ -751,7 +760,7 @@ def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
         if not _write_cache(digest, cat):
             _CACHE[key] = cat
             return cat
-    datacache.write("catalogkey", quick, digest)
+    datacache.write_stat_key("catalog", quick, digest)
     _CACHE[key] = cat
     return cat
 

@@ -18,9 +18,7 @@ sample in documentation), as it does for regex rules.
 from __future__ import annotations
 
 import functools
-from typing import Iterator
-
-import regex
+from typing import Any, Iterator
 
 from hermes_audit.engine.detectors import DetectorHit
 from hermes_audit.engine.unicode_chars import printable
@@ -30,10 +28,16 @@ MAX_COMMENT_CHARS = 4000
 
 
 @functools.lru_cache(maxsize=64)
-def _compile(pattern: str) -> "regex.Pattern[str]":
+def _compile(pattern: str) -> Any:
+    """``regex.compile(pattern, IGNORECASE | DOTALL)`` (a ``regex`` pattern), from the catalog cache's
+    op-codes when it has them; ``regex`` itself is then not imported (issue 8)."""
     from hermes_audit.engine.regex_code import compile_known  # op-codes cached with the catalog (issue 8)
 
-    return compile_known(pattern, regex.IGNORECASE | regex.DOTALL)
+    return compile_known(pattern, _FLAGS)
+
+
+#: ``regex.IGNORECASE | regex.DOTALL`` as an int (checked by tests/test_startup_imports.py).
+_FLAGS = 0x2 | 0x10
 
 
 def comments(text: str) -> Iterator[tuple[int, int, int, int]]:

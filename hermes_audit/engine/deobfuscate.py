@@ -102,17 +102,25 @@ def confusable_prototypes() -> dict[str, str]:
     file is read once; a missing or unreadable file gives an empty mapping
     (the view then simply does not fold), never an exception. The mapping is
     kept in :mod:`hermes_audit.datacache`, keyed by the file's and this module's
-    bytes (issue 8: start-up time).
+    bytes (issue 8: start-up time), and found first by a cheap key over both files'
+    size, modification and change time and inode (:func:`hermes_audit.datacache.stat_key`),
+    so unchanged files are neither read nor hashed.
     """
+    from hermes_audit import datacache
+
     out: dict[str, str] = {}
+    sources = (CONFUSABLES_PATH, Path(__file__))
+    quick = datacache.stat_key(["confusables", unicodedata.unidata_version], sources)
+    hit = datacache.read_by_stat_key("confusables", quick)
+    if isinstance(hit, dict):
+        return {str(k): str(v) for k, v in hit.items()}
     try:
         with open(CONFUSABLES_PATH, "rb") as fb:
             raw = fb.read()
-        from hermes_audit import datacache
-
         key = datacache.digest(["confusables", raw, Path(__file__).read_bytes(), unicodedata.unidata_version])
         hit = datacache.read("confusables", key)
         if isinstance(hit, dict):
+            datacache.write_stat_key("confusables", quick, key)
             return {str(k): str(v) for k, v in hit.items()}
         with open(CONFUSABLES_PATH, encoding="utf-8-sig") as fh:
             for line in fh:
@@ -132,7 +140,8 @@ def confusable_prototypes() -> dict[str, str]:
                 proto = unicodedata.normalize("NFKC", target)
                 if 1 <= len(proto) <= 3 and proto.isascii() and proto.isalnum():
                     out[src] = proto
-        datacache.write("confusables", key, out)
+        if datacache.write("confusables", key, out):
+            datacache.write_stat_key("confusables", quick, key)
     except OSError:
         return {}
     return out

@@ -65,8 +65,12 @@ def distinct_chars(text: str) -> frozenset:
     return chars
 
 
+#: The ASCII characters (none of them is invisible, a tag, a variation selector or a bidi control).
+_ASCII = frozenset(map(chr, range(128)))
+
+
 def _runs(text: str, pred: Callable[[str], bool], min_len: int = 1,
-          only: Optional[frozenset] = None) -> Iterator[tuple[int, int]]:
+          only: Optional[frozenset] = None, ascii_false: bool = False) -> Iterator[tuple[int, int]]:
     """Maximal runs ``[i, j)`` of characters satisfying ``pred``, left to right.
 
     ``pred`` must depend on the character only. It is asked once per distinct
@@ -75,9 +79,15 @@ def _runs(text: str, pred: Callable[[str], bool], min_len: int = 1,
     characters are yielded and, when ``only`` is given, only runs made solely
     of characters in ``only`` (still maximal for ``pred``): the regular
     expression skips the others, so a text of many short runs costs no Python
-    work per run.
+    work per run. ``ascii_false``: ``pred`` is False for every ASCII character, so it is asked only about the
+    others (issue 8: an ASCII text costs one ``str.isascii``; tests check each caller's predicate).
     """
-    chars = sorted(c for c in distinct_chars(text) if pred(c))
+    if ascii_false:
+        if text.isascii():
+            return
+        chars = sorted(c for c in distinct_chars(text) - _ASCII if pred(c))
+    else:
+        chars = sorted(c for c in distinct_chars(text) if pred(c))
     if not chars:
         return
     cls = "[" + "".join(re.escape(c) for c in chars) + "]"
@@ -136,10 +146,10 @@ def _zero_width_payload(run: str) -> bool:
 def detect_invisible(text: str, params: dict) -> Iterator[DetectorHit]:
     """Runs of invisible characters. ``params.mode``: ``suspicious`` (default) or ``legitimate``."""
     want_legit = params.get("mode") == "legitimate"
-    pred = lambda c: uc.is_invisible(c) and c not in uc.BIDI_CONTROLS  # noqa: E731
+    pred = _is_invisible_not_bidi
     # legitimate_reason() is None for every other character, so a legitimate run consists of these only
     only = _MAYBE_LEGITIMATE if want_legit else None
-    for s, e in _runs(text, pred, only=only):
+    for s, e in _runs(text, pred, only=only, ascii_false=True):
         if _zero_width_payload(text[s:e]):
             continue  # reported by zero-width-encoding
         legit = all(legitimate_reason(text, i) for i in range(s, e))  # stops at the first illegitimate one
@@ -164,7 +174,7 @@ def detect_tags(text: str, params: dict) -> Iterator[DetectorHit]:
     An emoji tag sequence (U+1F3F4 black flag, tag letters/digits, U+E007F
     cancel tag; e.g. the flag of Scotland) is legitimate and not reported.
     """
-    for s, e in _runs(text, uc.is_tag):
+    for s, e in _runs(text, uc.is_tag, ascii_false=True):
         run = text[s:e]
         if (
             s > 0 and ord(text[s - 1]) == uc.BLACK_FLAG and ord(run[-1]) == uc.TAG_CANCEL and len(run) <= 8
@@ -183,7 +193,7 @@ def detect_variation_selectors(text: str, params: dict) -> Iterator[DetectorHit]
     bytes (VS1..VS16 = 0..15, VS17..VS256 = 16..255) are decoded as UTF-8.
     """
     min_run = int(params.get("min_run", 2))
-    for s, e in _runs(text, uc.is_variation_selector):
+    for s, e in _runs(text, uc.is_variation_selector, ascii_false=True):
         run = text[s:e]
         base = text[s - 1] if s > 0 else ""
         if len(run) < min_run:
@@ -237,9 +247,25 @@ def _split_any(s: str, seps: list[str]) -> list[str]:
     return out
 
 
+def _is_zero_width(c: str) -> bool:
+    return c in uc.ZERO_WIDTH
+
+
+def _is_bidi_control(c: str) -> bool:
+    return c in uc.BIDI_CONTROLS
+
+
+def _is_invisible_not_bidi(c: str) -> bool:
+    return uc.is_invisible(c) and c not in uc.BIDI_CONTROLS
+
+
+#: The predicates given to :func:`_runs` with ``ascii_false`` (tests check each against every ASCII character).
+ASCII_FALSE_PREDICATES = (_is_invisible_not_bidi, uc.is_tag, uc.is_variation_selector, _is_zero_width, _is_bidi_control)
+
+
 def detect_zero_width_encoding(text: str, params: dict) -> Iterator[DetectorHit]:
     """Long runs of mixed zero-width characters: binary-encoded hidden text."""
-    for s, e in _runs(text, lambda c: c in uc.ZERO_WIDTH, min_len=8):  # shorter runs are no payload
+    for s, e in _runs(text, _is_zero_width, min_len=8, ascii_false=True):  # shorter runs are no payload
         run = text[s:e]
         if not _zero_width_payload(run):
             continue
@@ -272,7 +298,7 @@ def detect_bidi(text: str, params: dict) -> Iterator[DetectorHit]:
                     unbalanced = True
         if stack:
             unbalanced = True
-        for s, e in _runs(line, lambda c: c in uc.BIDI_CONTROLS):
+        for s, e in _runs(line, _is_bidi_control, ascii_false=True):
             chars = line[s:e]
             yield DetectorHit(
                 line_start + s, line_start + e,

@@ -13,6 +13,7 @@ and the run is reported as incomplete.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from hermes_audit.documents.document import Document
@@ -38,6 +39,12 @@ MAX_FINDINGS_PER_RULE = 1_000
 MAX_DECODED_CHARS = 100_000
 #: Shortest decoded payload (non-blank characters) worth scanning again: shorter ones hold no instruction.
 MIN_DECODED_SCAN_CHARS = 4
+#: Go from the keywords present in a view to the patterns that could match (issue 8; see :meth:`Engine.run`).
+#: False (tests) checks every pattern's prefilter instead; the findings are the same either way.
+KEYWORD_DISPATCH = True
+#: ``(pattern text, flags)`` -> ``(prefilter, key, slot, clauses)``, shared by every engine (issue 8): see
+#: :func:`_pattern_info`.
+_PATTERNS: dict = {}
 
 
 class _SafeDict(dict):
@@ -169,31 +176,63 @@ class Engine:
         self.rules = [r for r in rules if not r.is_parity]
         self.regex_timeout = regex_timeout
         self._decoded_rules = [r for r in self.rules if r.patterns and r.view in ("deobfuscated", "nfkc", "raw")]
-        self._prefilters: dict[str, list] = {}  # rule code -> prefilter of each pattern (issue 8)
-        self._by_kind: dict = {}  # document kind -> the rules that apply to it
+        self._plans: dict[str, tuple] = {}  # rule code -> _rule_plan (issue 8)
+        self._by_kind: dict = {}  # document kind -> _applicable
+        self._triggers: dict = {}  # document kind -> the trigger map (_TRIGGERS[1]) that lists its patterns
 
-    def _rule_prefilters(self, rule: Rule) -> list:
-        """``(prefilter, prefilter for an ASCII text)`` of each pattern of ``rule`` (``None``: always run)."""
-        got = self._prefilters.get(rule.code)
+    def _rule_plan(self, rule: Rule) -> tuple:
+        """``(pattern, prefilter, key, slot, clauses)`` of each pattern of ``rule`` (see :func:`_pattern_info`)."""
+        got = self._plans.get(rule.code)
         if got is None:
-            from hermes_audit.engine.prefilter import Prefilter, prefilter_for
-
-            got = []
+            info = _PATTERNS.get
+            entries = []
             for p in rule.compiled:
-                pf = ascii_pf = prefilter_for(p)
-                if pf is not None:
-                    clauses = pf.clauses
-                    if any(len(a) > len(b) for a, b in zip(clauses, clauses[1:])):
-                        # fewest alternatives first: a missing keyword is found with fewer look-ups
-                        pf = ascii_pf = Prefilter(tuple(sorted(clauses, key=len)))
-                    if not all(w.isascii() for c in clauses for w in c):
-                        # an ASCII text holds no non-ASCII keyword (folding keeps ASCII ASCII): an empty clause
-                        # fails at once, so a rule written for another script costs nothing on ASCII text
-                        ascii_pf = Prefilter(tuple(sorted((frozenset(w for w in c if w.isascii()) for c in clauses),
-                                                          key=len)))
-                got.append((pf, ascii_pf))
-            self._prefilters[rule.code] = got
+                e = info((p.pattern, p.flags))
+                entries.append((p,) + (e if e is not None else _pattern_info(p)))
+            got = self._plans[rule.code] = tuple(entries)
         return got
+
+    def _applicable(self, kind) -> tuple:
+        """``(rules that apply to kind, per rule: None for a detector, else :meth:`_rule_plan`)``. Decided once
+        per document kind."""
+        got = self._by_kind.get(kind)
+        if got is None:
+            # issue 8: Rule.applies_to depends on the rule's kinds only, and a few kind sets serve every rule
+            decided: dict = {}
+            rules = []
+            for r in self.rules:
+                kinds = r.kinds
+                if type(kinds) is frozenset:
+                    ok = decided.get(kinds)
+                    if ok is None:
+                        ok = decided[kinds] = r.applies_to(kind)
+                else:  # (a hand-made rule may hold a plain set)
+                    ok = r.applies_to(kind)
+                if ok:
+                    rules.append(r)
+            got = self._by_kind[kind] = (rules, [None if r.detector else self._rule_plan(r) for r in rules])
+        return got
+
+    def _live_slots(self, kind, index) -> Optional[set]:
+        """The slots of the patterns worth checking on the text of ``index`` (a
+        :class:`~hermes_audit.engine.prefilter.LiteralIndex`): those listed under a keyword present
+        (:func:`_register_triggers`), and those always tried; ``None`` when the accelerator does not answer for
+        that text (then every pattern's prefilter is checked)."""
+        got = index.present_keywords()
+        if got is None:
+            return None
+        search, present = got
+        if _TRIGGERS[0] is not search or self._triggers.get(kind) is not _TRIGGERS[1]:
+            _register_triggers(search, [plan for plan in self._applicable(kind)[1] if plan is not None])
+            self._triggers[kind] = _TRIGGERS[1]  # this map (a new one for another search) lists them
+        by_keyword, always = _TRIGGERS[1], _TRIGGERS[2]
+        live = set(always)
+        find = by_keyword.get
+        for k in present:
+            slots = find(k)
+            if slots is not None:
+                live.update(slots)
+        return live
 
     def run(self, doc: Document) -> EngineResult:
         """All audit findings for ``doc`` (none when it could not be read)."""
@@ -205,10 +244,10 @@ class Engine:
         examples: Optional[ExampleSpans] = None
         seen: set[tuple[str, int, int]] = set()
         capped: dict[str, int] = {}  # rule code -> findings kept, then also those only counted
-        applicable = self._by_kind.get(doc.kind)
-        if applicable is None:  # issue 8: decided once per document kind
-            applicable = self._by_kind[doc.kind] = [r for r in self.rules if r.applies_to(doc.kind)]
-        for rule in applicable:
+        applicable, plans = self._applicable(doc.kind)  # issue 8: decided once per document kind
+        lives: dict = {}  # view name -> slots of the patterns worth checking (None: all), see _live_slots
+        live_by_index: dict = {}  # the same per keyword index (views with the same text share one)
+        for rule, plan in zip(applicable, plans):
             try:
                 if rule.detector:
                     # detectors also get the document kind (memory-store checks depend on it)
@@ -241,8 +280,23 @@ class Engine:
                     continue
                 view = views.get(rule.view)
                 ascii_text = view.text.isascii()
-                for pat, (pf, ascii_pf) in zip(rule.compiled, self._rule_prefilters(rule)):
-                    if not views.may_match(rule.view, ascii_pf if ascii_text else pf):
+                if rule.view in lives:
+                    live = lives[rule.view]
+                elif KEYWORD_DISPATCH:
+                    index = views.index(rule.view)
+                    key = id(index)  # the index lives as long as views
+                    live = live_by_index.get(key, False)
+                    if live is False:
+                        live = live_by_index[key] = self._live_slots(doc.kind, index)
+                    lives[rule.view] = live
+                else:
+                    live = lives[rule.view] = None
+                for pat, pf, key, slot, _clauses in plan:
+                    if live is not None and slot not in live:
+                        continue  # issue 8: no keyword of one of its prefilter clauses occurs in the view
+                    if pf is not None:
+                        pf = (_CHECKS.get(key) or _check_prefilters(key, pf))[ascii_text]
+                    if not views.may_match(rule.view, pf):
                         continue
                     for m in views.matches(rule.view, pat, self.regex_timeout):
                         if capped.get(rule.code, 0) >= MAX_FINDINGS_PER_RULE:
@@ -305,6 +359,84 @@ class Engine:
             outer = make_finding(doc, _rule_like(f), hit.start, hit.end, msg, severity=rule_sev, confidence=f.confidence)
             outer.decoded = f.snippet
             result.findings.append(outer)
+
+
+_prefilter_for = None  # hermes_audit.engine.prefilter.prefilter_for, imported on first need
+
+
+def _pattern_info(p) -> tuple:
+    """``(prefilter, key, slot, clauses)`` of compiled pattern ``p``, cached in :data:`_PATTERNS` by its text and
+    flags, the key (issue 8: once per process). Prefilter: the analysed one (``None``: the pattern always runs;
+    a text is checked with :func:`_check_prefilters`). The slot is a small number, distinct per pattern, that
+    :func:`_register_triggers` lists patterns by; clauses: the prefilter's, most selective first (False without
+    one)."""
+    global _prefilter_for
+    if _prefilter_for is None:
+        from hermes_audit.engine.prefilter import prefilter_for as _prefilter_for
+    pf = _prefilter_for(p)
+    key = (p.pattern, p.flags)
+    got = _PATTERNS[key] = (pf, key, len(_PATTERNS), pf is not None and pf.clauses)
+    return got
+
+
+#: ``(pattern text, flags)`` -> the prefilters a text is checked with (see :func:`_check_prefilters`).
+_CHECKS: dict = {}
+
+
+def _check_prefilters(key: tuple, pf) -> tuple:
+    """``(prefilter for any text, prefilter for an ASCII text)`` of the pattern with ``key`` (its text and flags)
+    and analysed prefilter ``pf``, cached (issue 8: made when the pattern is first checked, so a pattern whose
+    keywords never occur costs nothing). Clauses with fewest alternatives come first (a missing keyword is found
+    with fewer look-ups); the ASCII variant drops non-ASCII keywords (an ASCII text holds none, and folding keeps
+    ASCII ASCII), so a clause left empty fails at once and a rule written for another script costs one look-up
+    there."""
+    from hermes_audit.engine.prefilter import Prefilter
+
+    clauses = pf.clauses
+    if any(len(a) > len(b) for a, b in zip(clauses, clauses[1:])):
+        pf = Prefilter(tuple(sorted(clauses, key=len)))
+    ascii_pf = pf
+    if not "".join(chain.from_iterable(clauses)).isascii():
+        ascii_pf = Prefilter(tuple(sorted((frozenset(w for w in c if w.isascii()) for c in clauses), key=len)))
+    got = _CHECKS[key] = (pf, ascii_pf)
+    return got
+
+
+#: ``[keyword search, keyword -> slots, slots always tried, slots registered]``: see :func:`_register_triggers`.
+_TRIGGERS: list = [None, {}, set(), set()]
+
+
+def _register_triggers(search, plans) -> None:
+    """List the patterns of ``plans`` (see :meth:`Engine._applicable`) in :data:`_TRIGGERS` for the
+    accelerator's keyword ``search`` (starting afresh for another search): each under the members of one of its
+    prefilter clauses, the first in the analysis' most-selective-first order whose members are all in
+    ``search.keys``; a pattern without such a clause (or without a prefilter) is always tried. A pattern none of
+    whose listed keywords occurs in a text fails that clause, so it cannot match there and costs nothing for
+    that text (issue 8: the per-pattern check is paid only by patterns whose keywords are present). Once per
+    process and search for each pattern."""
+    if _TRIGGERS[0] is not search:
+        _TRIGGERS[:] = [search, {}, set(), set()]
+    _search, by_keyword, always, registered = _TRIGGERS
+    keys = search.keys
+    for plan in plans:
+        for _pat, _pf, _key, slot, clauses in plan:
+            if slot in registered:
+                continue
+            registered.add(slot)
+            trigger = None
+            for clause in clauses or ():
+                if clause <= keys:
+                    trigger = clause
+                    break
+            if trigger is None:
+                always.add(slot)
+                continue
+            for k in trigger:
+                got = by_keyword.get(k)
+                if got is None:
+                    by_keyword[k] = [slot]
+                else:
+                    got.append(slot)
 
 
 def _rule_like(f: Finding) -> Rule:

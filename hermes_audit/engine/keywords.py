@@ -10,7 +10,9 @@ environment variable ``HERMES_AUDIT_PURE_PYTHON`` set to anything but ``""``/``"
 identical either way.
 
 The automaton is built in the process that uses it, on the first long text (about 2 ms for the
-catalog's ~2,100 keywords), never stored on disk nor unpickled.
+catalog's ~2,100 keywords: about 1 ms adding the words and making the automaton, the rest sorting them),
+never stored on disk nor unpickled (issue 8: unpickling it would save about 0.5 ms, not worth loading a
+format that can run code).
 """
 
 from __future__ import annotations
@@ -52,6 +54,12 @@ def kept(keyword: str) -> bool:
     return len(keyword) >= MIN_KEYWORD and keyword not in FREQUENT
 
 
+def has_space(keyword: str) -> bool:
+    """True when ``keyword`` holds a character for which ``str.isspace`` is true (the whitespace
+    ``str.split()`` splits on)."""
+    return [keyword] != keyword.split() if keyword else False
+
+
 class KeywordSearch:
     """Aho-Corasick automata over a fixed set of keywords: the members of ``keys`` that :func:`kept`
     takes, kept as :attr:`keys`. :meth:`present` is exact for every member of :attr:`keys`.
@@ -64,8 +72,10 @@ class KeywordSearch:
     def __init__(self, keys: Iterable[str]) -> None:
         if not available():
             raise RuntimeError("the keyword accelerator (pyahocorasick) is not available")
-        self.keys = frozenset(filter(kept, keys))
-        spaced = {k for k in self.keys if any(c.isspace() for c in k)}
+        # issue 8 (start-up time): ``kept`` inlined, and the whitespace test as ``str.split`` (the same
+        # ``str.isspace`` whitespace: a key without any splits into itself alone), about 2x faster on ~2,100 keys
+        self.keys = frozenset([k for k in keys if len(k) >= MIN_KEYWORD and k not in FREQUENT])
+        spaced = {k for k in self.keys if [k] != k.split()}  # has_space, inlined (keys are not empty)
         self._unspaced = _automaton(self.keys - spaced)
         self._spaced = _automaton(spaced)
 

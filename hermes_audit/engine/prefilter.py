@@ -568,7 +568,7 @@ class LiteralIndex:
     """
 
     __slots__ = ("folded", "_memo", "_ascii", "_chars", "_grams", "_blob", "_long", "_tokens", "_occ", "_starts",
-                 "_numbers", "_accel", "_present")
+                 "_numbers", "_accel", "_present", "_leads")
 
     def __init__(self, text: str, folded: Optional[str] = None) -> None:
         self.folded = fold(text) if folded is None else folded
@@ -584,6 +584,7 @@ class LiteralIndex:
         self._numbers = False  # _grams holds _int_grams numbers (an ASCII blob) rather than strings
         self._accel = None  # the KeywordSearch of hermes_audit.engine.keywords that made _present; False: none
         self._present: set = set()
+        self._leads: dict = {}  # keyword tuple -> its members present (present_of)
 
     def _build(self) -> None:
         tokens = set(self.folded.split())
@@ -707,6 +708,30 @@ class LiteralIndex:
                 return got
             got = self._starts[s] = [i for i in occ if not i or text[i - 1] not in _ASCII_WORD]
         return got
+
+    def present_of(self, words: tuple) -> tuple:
+        """The members of ``words`` (already folded) that occur in the folded text, in their order; cached per
+        tuple (issue 8: the leading keywords of a pattern, most of them absent from a small file, are looked
+        up once per text rather than at each step of :func:`iter_matches`)."""
+        got = self._leads.get(words)
+        if got is None:
+            has = self.has
+            got = self._leads[words] = tuple(w for w in words if has(w))
+        return got
+
+    def present_keywords(self) -> Optional[tuple]:
+        """``(search, present)`` when the optional accelerator answers for this text: its
+        :class:`~hermes_audit.engine.keywords.KeywordSearch` and the members of ``search.keys`` that occur in
+        the folded text (exact for those keys; the caller must not change the set). ``None`` otherwise (a text
+        of at most :data:`DIRECT_SEARCH_CHARS` characters, or the accelerator off): then use :meth:`passes`.
+        Runs the keyword pass on first need, as :meth:`passes` would (issue 8: the engine goes from the
+        keywords present to the patterns that could match)."""
+        accel = self._accel
+        if accel is None and len(self.folded) > DIRECT_SEARCH_CHARS:
+            accel = self._accel if self._scan() else False
+        if not accel:
+            return None
+        return accel, self._present
 
     def passes(self, pf: Optional[Prefilter]) -> bool:
         """True when the text may contain a match of the pattern ``pf`` belongs to (``None``: always)."""
@@ -992,7 +1017,7 @@ def narrowing(compiled) -> _Narrowing:
     if run is None:
         return got
     try:
-        is_re = _engine_of(compiled) is re
+        is_re = isinstance(compiled, re.Pattern)  # _engine_of(compiled) is re, without importing regex (issue 8)
         for name, (src, fl) in narrowing_helpers(rec, flags, not is_re).items():
             setattr(got, name, _compile_helper(is_re, src, fl))  # run_rev: the greedy run, from endpos back
         outside = [ch for ch in map(chr, range(128)) if got.run.match(ch) is None]
@@ -1074,12 +1099,15 @@ def narrowing_helpers(record: tuple, flags: int, regex_engine: bool) -> dict:
     cflags = int(flags) & ~int(re.VERBOSE)
     out = {"run": (run, cflags)}
     if regex_engine and run.startswith("(?>") and run.endswith(")\\Z"):
-        import regex
-
-        out["run_rev"] = (run[3:-3], cflags | int(regex.REVERSE))
+        out["run_rev"] = (run[3:-3], cflags | _REGEX_REVERSE)
     if behind is not None:
         out.update(behind=(behind, cflags), inner=(inner, cflags), notc=(_negated_class(behind), cflags))
     return out
+
+
+#: ``regex.REVERSE`` as an int, so the narrowing of a cached pattern does not import ``regex`` (issue 8; checked
+#: by tests/test_startup_imports.py).
+_REGEX_REVERSE = 0x400
 
 
 def _compile_helper(is_re: bool, source: str, flags: int):
@@ -1671,6 +1699,10 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
     if lead is None or len(folded) != len(text):
         yield from compiled.finditer(text, **kw)
         return
+    all_lead = lead
+    lead = index.present_of(lead)  # a keyword absent from the text has no occurrence to try
+    if not lead:
+        return  # every match starts at (or within reach before) an occurrence of a leading keyword
     limit = len(text) // density + 4
     # keyword occurrences, each costing some work even when the checks below rule it out: past this many,
     # one ``finditer`` is cheaper
@@ -1679,7 +1711,7 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
     # None: not decided yet. True: a match starts with \b and a keyword whose first character is a word character
     # (every character that folds to an ASCII word character is one), so a word character just before an
     # occurrence rules it out. Decided (the pattern parsed once) only when occurrences are many.
-    boundary: Optional[bool] = None if span == 1 and lo == 0 and all(w[:1] in _ASCII_WORD for w in lead) else False
+    boundary: Optional[bool] = None if span == 1 and lo == 0 and all(w[:1] in _ASCII_WORD for w in all_lead) else False
     nar = narrowing(compiled)
     window_runs = span > 1 and nar.run is not None
     checks: Optional[list] = None if nar.width is not None else []
@@ -1717,7 +1749,7 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
                 give_up = True
                 break
             if checks is None:
-                checks = _clause_checks(nar, index, lead)
+                checks = _clause_checks(nar, index, all_lead)
             if checks and not _near(checks, i - hi, i - lo):
                 continue
             if span == 1:

@@ -143,21 +143,130 @@ def _record(record: Any) -> Any:
     return record
 
 
+_C_MODULE: Any = None
+_SPECS: Any = None
+
+
+def _specs() -> tuple:
+    """``(spec of the regex package, spec of regex._regex)`` found without importing anything (either may be
+    ``None``); computed once."""
+    global _SPECS
+    if _SPECS is None:
+        import importlib.machinery
+        import importlib.util
+
+        pkg = sub = None
+        try:
+            pkg = importlib.util.find_spec("regex")  # a top-level package is located, not imported
+            locations = pkg.submodule_search_locations if pkg is not None else None
+            sub = importlib.machinery.PathFinder.find_spec("regex._regex", locations) if locations else None
+        except (ImportError, ValueError, OSError):
+            pass
+        _SPECS = (pkg, sub)
+    return _SPECS
+
+
+def package_files() -> Optional[list]:
+    """The files that make the installed ``regex`` package what it is (its ``__init__``, ``_main``,
+    ``_regex_core`` and the C extension), found without importing it: the catalog's cheap cache key
+    (``catalog._stat_key``) covers their signatures instead of ``regex.__version__`` (issue 8). ``None``
+    when the package or its extension is not found."""
+    import os
+
+    pkg, sub = _specs()
+    if pkg is None or sub is None or not pkg.origin or not sub.origin:
+        return None
+    here = os.path.dirname(pkg.origin)
+    return [pkg.origin, os.path.join(here, "_main.py"), os.path.join(here, "_regex_core.py"), sub.origin]
+
+
+def c_module() -> Any:
+    """The ``regex`` package's C extension ``regex._regex``, loaded if needed WITHOUT running the package's
+    ``__init__`` (issue 8: start-up time: ``import regex`` executes ``regex._main`` and the Python-level
+    pattern parser ``regex._regex_core``, about 7 ms, which a run whose patterns all come from recorded
+    op-codes never needs).
+
+    When ``regex`` is already imported, its own ``_regex`` is returned. Otherwise the extension is found
+    with :func:`importlib.util.find_spec` (which for a top-level package only locates it, it does not
+    import it) and :class:`importlib.machinery.PathFinder` on the package's directory, and loaded by its
+    :class:`~importlib.machinery.ExtensionFileLoader`; it is not left in ``sys.modules`` (the interpreter
+    puts it there), so a later ``import regex`` loads its submodule the ordinary way and sets the
+    package's ``_regex`` attribute. The extension uses single-phase initialisation, so that second load
+    gives a module made from a copy of the first one's namespace: the same ``compile`` function and
+    pattern types. The few paths of a pattern object that call back into the
+    package's Python code (raising ``regex.error``, a ``sub`` template or ``Match.expand`` through
+    ``regex._main._compile_replacement_helper``, pickling) import the package themselves when they run.
+    Any surprise: ``import regex`` as usual. Raises ``ImportError`` only when ``regex`` is not installed."""
+    global _C_MODULE
+    if _C_MODULE is not None:
+        return _C_MODULE
+    import sys
+
+    pkg = sys.modules.get("regex")
+    mod = sys.modules.get("regex._regex")
+    if pkg is not None and getattr(pkg, "_regex", None) is not None:
+        mod = pkg._regex
+    if mod is None:
+        try:
+            import importlib.machinery
+            import importlib.util
+
+            sub = _specs()[1]
+            if sub is not None and isinstance(sub.loader, importlib.machinery.ExtensionFileLoader):
+                mod = importlib.util.module_from_spec(sub)
+                sub.loader.exec_module(mod)
+        except Exception:  # another layout: the ordinary import below
+            mod = None
+        finally:
+            if "regex" not in sys.modules:
+                sys.modules.pop("regex._regex", None)
+        if mod is None or not hasattr(mod, "compile"):
+            import regex
+
+            mod = regex._regex  # type: ignore[attr-defined]
+    _C_MODULE = mod
+    return mod
+
+
+def _pickle_through_package(pattern_type: type) -> None:
+    """Let a pattern built by :func:`from_code` be pickled before the ``regex`` package is imported: the
+    package registers its pattern reducer with :mod:`copyreg` when imported; until then this one imports
+    the package and hands over to that reducer."""
+    import copyreg
+
+    def reduce_pattern(pattern: Any) -> Any:
+        import regex  # noqa: F401 - registers the package's own reducer for this type
+
+        reducer = copyreg.dispatch_table.get(type(pattern))
+        if reducer is None or reducer is reduce_pattern:
+            raise TypeError(f"cannot pickle {type(pattern).__name__!r} object")
+        return reducer(pattern)
+
+    copyreg.dispatch_table.setdefault(pattern_type, reduce_pattern)
+
+
 def from_code(record: Any) -> Optional[Any]:
     """The pattern object for a record made by :func:`compile_and_capture` (or its :func:`packed` form),
-    or ``None`` when it cannot."""
+    or ``None`` when it cannot. Uses only the C extension (:func:`c_module`): the ``regex`` package is not
+    imported. The pattern's ``flags`` is then a plain ``int`` (equal to the ``regex.RegexFlag`` a fresh
+    compile gives)."""
     try:
-        import regex
-        from regex import _regex  # type: ignore[attr-defined]
-
         pat, flags, code, group_index, index_group, req_offset, req_chars, req_flags, group_count = _record(record)
-        return _regex.compile(pat, regex.RegexFlag(flags), _unpack(code),
-                              {str(k): int(v) for k, v in group_index.items()},
-                              {int(k): str(v) for k, v in index_group}, {}, [], int(req_offset),
-                              tuple(int(c) for c in req_chars) if req_chars is not None else None,
-                              int(req_flags), int(group_count))
+        compiled = c_module().compile(pat, int(flags), _unpack(code),
+                                      {str(k): int(v) for k, v in group_index.items()},
+                                      {int(k): str(v) for k, v in index_group}, {}, [], int(req_offset),
+                                      tuple(int(c) for c in req_chars) if req_chars is not None else None,
+                                      int(req_flags), int(group_count))
     except Exception:  # any mismatch: compile the ordinary way
         return None
+    if type(compiled) not in _PICKLE_READY:
+        _PICKLE_READY.add(type(compiled))
+        _pickle_through_package(type(compiled))
+    return compiled
+
+
+#: Pattern types :func:`_pickle_through_package` has seen.
+_PICKLE_READY: set = set()
 
 
 #: Records of patterns whose op-codes were stored with the catalog, by ``"<flags>\0<pattern>"``

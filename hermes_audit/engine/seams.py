@@ -188,7 +188,7 @@ def cursor_assemblies(items: Iterable[tuple[Document, object]], profile) -> list
 
 
 def _git_root(start: Path) -> Optional[Path]:
-    from hermes_audit.documents.discovery import find_git_root
+    from hermes_audit.documents.gitroot import find_git_root
 
     return find_git_root(start)
 

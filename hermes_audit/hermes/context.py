@@ -365,7 +365,8 @@ def find_git_root(fs, start: str) -> Optional[str]:
 # ---------------------------------------------------------------------------
 
 
-@dataclass
+# eq=False on this module's records (issue 8: start-up): they are never compared by value, so no __eq__ is built at import
+@dataclass(eq=False)
 class HermesText:
     """A file's text as Hermes' text-mode read returns it, with a map back to the reader's text.
 
@@ -441,7 +442,7 @@ def strip_yaml_frontmatter_text(content: Text) -> tuple[Text, int]:
 # ---------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False)
 class Piece:
     """``[start, start + length)`` of a rendered string is ``entry.content[offset:offset + length]``."""
 
@@ -451,7 +452,7 @@ class Piece:
     offset: int
 
 
-@dataclass
+@dataclass(eq=False)
 class FileEntry:
     """One candidate file and what Hermes does with it.
 
@@ -515,7 +516,7 @@ class FileEntry:
         return out
 
 
-@dataclass
+@dataclass(eq=False)
 class Section:
     """One ``## label`` section (or the cursor concatenation, or the merged AGENTS.md chain).
 
@@ -578,7 +579,7 @@ def pieces_after(pieces: list[Piece], tr: Truncation) -> list[Piece]:
     return out
 
 
-@dataclass
+@dataclass(eq=False)
 class SoulReport:
     """SOUL.md from HERMES_HOME: the identity slot (``load_soul_md``)."""
 
@@ -606,7 +607,7 @@ class SoulReport:
         return out
 
 
-@dataclass
+@dataclass(eq=False)
 class ContextReport:
     """Everything a session started in ``cwd`` loads, per :func:`simulate_context`."""
 
@@ -1380,7 +1381,7 @@ LOADING_RULES = (R_UNSCANNED, R_UNSCANNED_THREAT, R_TRUNCATED, R_SHADOWED, R_SHA
                  R_EMPTY, R_HANG, R_ESCAPE, R_CHAIN_DUP, R_HINT_CUT)
 
 
-@dataclass
+@dataclass(eq=False)
 class LoadingIssue:
     """A loading problem found by the simulation, before it becomes a :class:`~hermes_audit.findings.Finding`.
 
@@ -1689,144 +1690,3 @@ def issues_to_findings(issues: list[LoadingIssue], catalog, display: Optional[Ca
             f.fix = it.fix
         out.append(f)
     return out
-
-
-# ---------------------------------------------------------------------------
-# Scenarios: a small tree written as text (rule examples, tests)
-# ---------------------------------------------------------------------------
-
-#: First line of a scenario document.
-SCENARIO_MAGIC = "#hermes-audit-scenario"
-SCENARIO_ROOT = "/scenario"
-#: Largest ``fill=N`` honoured in a scenario (characters).
-SCENARIO_MAX_FILL = 2_000_000
-_FILLER = "Filler line of an oversized context file.\n"
-
-
-@dataclass
-class Scenario:
-    """A parsed scenario: a tree in memory, the session directory and the options.
-
-    Format (documented in ``docs/context-and-hints.md``): the first line is
-    ``#hermes-audit-scenario`` followed by options (``version=0.19|latest``,
-    ``cap=N``, ``context-length=N``, ``cwd=DIR``, ``git``, ``hints``); then each
-    file starts with a line ``=== PATH`` plus options (``fifo``, ``dir``,
-    ``link=TARGET``, ``fill=N`` to put N characters of filler before the body,
-    ``utf16`` to store the body as UTF-16, ``bom`` to prefix a UTF-8 BOM) and its
-    body runs to the next ``===`` line.
-    """
-
-    fs: MemoryFS
-    version: str
-    cwd: str
-    cap: CapResolution
-    hints: bool
-    headers: dict[str, tuple[int, int]]
-    header_span: tuple[int, int]
-
-
-@dataclass
-class ScenarioFile:
-    """One ``=== PATH options`` section of a scenario: the path as written, its options, its body and
-    the span of its ``===`` line in the scenario text."""
-
-    rel: str
-    options: dict[str, str]
-    body: str
-    header: tuple[int, int]
-
-
-def split_scenario(text: str, magic: str) -> tuple[dict[str, str], list[ScenarioFile], tuple[int, int]]:
-    """The parts of a scenario document (this module's and :mod:`hermes_audit.hermes.prompt`'s):
-    the first line's options, the file sections, and the first line's span. Raises ``ValueError``."""
-    lines = text.split("\n")
-    if not lines or not lines[0].startswith(magic):
-        raise ValueError("not a scenario")
-    opts = {k: v for k, _, v in (tok.partition("=") for tok in lines[0][len(magic):].split())}
-    files: list[ScenarioFile] = []
-    cur: Optional[tuple[str, dict[str, str], tuple[int, int]]] = None
-    body: list[str] = []
-    pos = len(lines[0]) + 1
-    for line in lines[1:]:
-        if line.startswith("=== "):
-            if cur is not None:
-                files.append(ScenarioFile(cur[0], cur[1], "\n".join(body), cur[2]))
-            parts = line[4:].split()
-            if not parts:
-                raise ValueError("'===' needs a path")
-            cur = (parts[0], {k: v for k, _, v in (tok.partition("=") for tok in parts[1:])}, (pos, pos + len(line)))
-            body = []
-        elif cur is not None:
-            body.append(line)
-        pos += len(line) + 1
-    if cur is not None:
-        files.append(ScenarioFile(cur[0], cur[1], "\n".join(body), cur[2]))
-    return opts, files, (0, len(lines[0]))
-
-
-def scenario_fill(options: dict[str, str], content: str) -> str:
-    """``content`` with the ``fill=N`` filler (bounded by :data:`SCENARIO_MAX_FILL`) in front of it."""
-    if "fill" not in options:
-        return content
-    n = max(0, min(int(options["fill"]), SCENARIO_MAX_FILL))  # bounded: a scenario may come from any file
-    return (_FILLER * (n // len(_FILLER) + 1))[:n] + content
-
-
-def parse_scenario(text: str) -> Scenario:
-    """Parse a scenario document. Raises ``ValueError`` for a malformed one."""
-    opts, files, first = split_scenario(text, SCENARIO_MAGIC)
-    fs = MemoryFS()
-    fs.add_dir(SCENARIO_ROOT)
-    if "git" in opts:
-        fs.add_dir(SCENARIO_ROOT + "/.git")
-    headers: dict[str, tuple[int, int]] = {}
-    for f in files:
-        path = posixpath.normpath(posixpath.join(SCENARIO_ROOT, f.rel))
-        headers[path] = f.header
-        fo = f.options
-        if "dir" in fo:
-            fs.add_dir(path)
-        elif "fifo" in fo:
-            fs.add_fifo(path)
-        elif "link" in fo:
-            fs.add_link(path, fo["link"])
-        else:
-            content = scenario_fill(fo, f.body)
-            data = content.encode("utf-16") if "utf16" in fo else content.encode("utf-8")
-            if "bom" in fo:
-                data = b"\xef\xbb\xbf" + data
-            fs.add_file(path, data)
-    version = opts.get("version", "latest")
-    cl = int(opts["context-length"]) if opts.get("context-length") else None
-    from hermes_audit.hermes.truncation import MISSING as _MISSING
-
-    cap = resolve_cap(int(opts["cap"]) if opts.get("cap") else _MISSING, cl, "scenario")
-    cwd = posixpath.normpath(posixpath.join(SCENARIO_ROOT, opts.get("cwd", ".")))
-    fs.add_dir(cwd)
-    return Scenario(fs, version, cwd, cap, "hints" in opts, headers, first)
-
-
-def scenario_issues(text: str) -> list[tuple[LoadingIssue, tuple[int, int]]]:
-    """Run the loading model on a scenario; each issue with the span of its file's ``===`` line."""
-    from hermes_audit.engine.catalog import load_catalog
-    from hermes_audit.engine.engine import Engine
-    from hermes_audit.hermes.profiles import get_profile
-    from hermes_audit.hermes.threats import scanner_for
-
-    sc = parse_scenario(text)
-    catalog = load_catalog()
-    profile = get_profile(sc.version)
-    scanner = scanner_for(catalog.parity, profile.name)
-    engine = Engine([r for r in catalog.rules if r.family != "loading"])
-    rep = simulate_context(sc.cwd, profile, scanner, sc.cap, fs=sc.fs)
-    ceiling = simulate_context(sc.cwd, profile, scanner, resolve_cap(CEILING_CAP), fs=sc.fs)
-    issues = loading_issues(rep, ceiling, scanner, engine)
-    if sc.hints:
-        try:  # the hints model lives in hermes_audit.hermes.hints; its findings are optional here
-            from hermes_audit.hermes.hints import hint_issues, simulate_hints
-
-            hr = simulate_hints(sc.cwd, [], profile, scanner, fs=sc.fs, home="/nonexistent-home", all_dirs=True)
-            issues.extend(hint_issues(hr, scanner, engine))
-        except ImportError:
-            pass
-    return [(it, sc.headers.get(it.entry.path, sc.header_span)) for it in issues]

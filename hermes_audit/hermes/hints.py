@@ -47,10 +47,8 @@ symlink followed out of the working directory). Sizes are Python code points.
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
@@ -124,7 +122,8 @@ class TraceError(ValueError):
     """A trace file line that is not ``{"tool": NAME, "args": {...}}``; the message names the line."""
 
 
-@dataclass
+# eq=False on this module's records (issue 8: start-up): they are never compared by value, so no __eq__ is built at import
+@dataclass(eq=False)
 class HintCandidate:
     """A file name tried in a directory and why it was passed over (or taken)."""
 
@@ -139,7 +138,7 @@ class HintCandidate:
         return out
 
 
-@dataclass
+@dataclass(eq=False)
 class Hint:
     """One directory's hint: the file, what Hermes appends, and its cost.
 
@@ -194,7 +193,7 @@ class Hint:
         return out
 
 
-@dataclass
+@dataclass(eq=False)
 class HintCall:
     """One tool call: the paths Hermes extracts, the new directories, and the appended text."""
 
@@ -219,7 +218,7 @@ class HintCall:
         }
 
 
-@dataclass
+@dataclass(eq=False)
 class HintReport:
     """A whole trace (or ``--all``): every call, and the hint budget."""
 
@@ -347,6 +346,8 @@ class _Resolver:
 
 def _nav_targets(cmd: str) -> list[str]:
     """latest ``_nav_targets``: operands of ``cd``/``pushd`` that begin a shell segment."""
+    import shlex  # issue 8: start-up (only traced commands need it)
+
     lexer = shlex.shlex(cmd, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     try:
@@ -369,6 +370,8 @@ def _nav_targets(cmd: str) -> list[str]:
 
 def command_tokens(cmd: str) -> list[str]:
     """``shlex.split(cmd)``, or ``cmd.split()`` when shlex fails (unbalanced quotes)."""
+    import shlex  # issue 8: start-up (only traced commands need it)
+
     try:
         return shlex.split(cmd)
     except ValueError:
@@ -766,6 +769,8 @@ def parse_trace(lines: Iterable[str], source: str = "<trace>") -> list[tuple[str
 
     Raises :class:`TraceError` naming the line for anything else.
     """
+    import json  # issue 8: start-up (only a trace file needs it)
+
     out: list[tuple[str, dict]] = []
     for i, line in enumerate(lines, 1):
         s = line.strip()

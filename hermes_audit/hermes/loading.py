@@ -35,7 +35,8 @@ from hermes_audit.hermes.threats import ThreatScanner
 LOADING_FAMILY = "loading"
 
 
-@dataclass
+# eq=False on this module's records (issue 8: start-up): they are never compared by value, so no __eq__ is built at import
+@dataclass(eq=False)
 class LoadingResult:
     """Loading findings grouped by the document they point into, plus notes for the report."""
 
@@ -275,7 +276,7 @@ def _scenario_results(text: str):
     try:
         return _cached_scenario(text)
     except NameError:
-        from hermes_audit.hermes.context import scenario_issues
+        from hermes_audit.hermes.scenario import scenario_issues
 
         _cached_scenario = lru_cache(maxsize=_SCENARIO_CACHE_SIZE)(lambda t: tuple(scenario_issues(t)))
         return _cached_scenario(text)
@@ -285,14 +286,14 @@ def detect_loading(text: str, params: dict):
     """Detector ``loading-model``: findings of rule ``params["rule"]`` for a scenario document.
 
     A scenario is a text whose first line starts with ``#hermes-audit-scenario``
-    (:func:`hermes_audit.hermes.context.parse_scenario`): it describes a small
+    (:func:`hermes_audit.hermes.scenario.parse_scenario`): it describes a small
     tree that is simulated in memory (nothing is read from or written to disk).
     Every other document yields nothing: in real scans loading findings come
     from :func:`loading_findings`. A hit spans the ``=== PATH`` line of the file
     the finding is about.
     """
     from hermes_audit.engine.detectors import DetectorHit
-    from hermes_audit.hermes.context import SCENARIO_MAGIC
+    from hermes_audit.hermes.scenario import SCENARIO_MAGIC
 
     if not text.startswith(SCENARIO_MAGIC):
         return

@@ -2065,8 +2065,10 @@ def parse_prompt_scenario(text: str) -> tuple[PromptSettings, Any, str, dict[str
     HERMES_HOME, anything else in the working directory; option ``fill=N`` puts N characters of filler
     first) and running to the next ``===`` line. Returns (settings, MemoryFS, version, file header spans,
     first-line span). Raises ``ValueError``."""
+    from hermes_audit.hermes.scenario import scenario_fill, split_scenario
+
     try:
-        opts, files, first = ctx.split_scenario(text, PROMPT_SCENARIO_MAGIC)
+        opts, files, first = split_scenario(text, PROMPT_SCENARIO_MAGIC)
     except ValueError as exc:
         raise ValueError(str(exc).replace("not a scenario", "not a prompt scenario")) from None
     fs = ctx.MemoryFS()
@@ -2080,7 +2082,7 @@ def parse_prompt_scenario(text: str) -> tuple[PromptSettings, Any, str, dict[str
         if not (path.startswith(SCENARIO_CWD + "/") or path.startswith(SCENARIO_HOME + "/")):
             raise ValueError("scenario path outside the scenario")
         headers[path] = f.header
-        fs.add_file(path, ctx.scenario_fill(f.options, f.body).encode("utf-8"))
+        fs.add_file(path, scenario_fill(f.options, f.body).encode("utf-8"))
     cl = int(opts["context-length"]) if opts.get("context-length") else None
     settings = PromptSettings(
         cwd=Path(SCENARIO_CWD), home=Path(SCENARIO_HOME), platform=opts.get("platform", "cli"),

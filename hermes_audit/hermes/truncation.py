@@ -382,7 +382,8 @@ def marker_heading_list(headings: list[Heading]) -> list[str]:
 # ---------------------------------------------------------------------------
 
 
-@dataclass
+# eq=False on this module's records (issue 8: start-up): they are never compared by value, so no __eq__ is built at import
+@dataclass(eq=False)
 class Truncation:
     """The result of Hermes' head/tail cut of one string.
 

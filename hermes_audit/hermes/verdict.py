@@ -37,7 +37,8 @@ WARNED = "warned"
 SKIPPED = "skipped"
 
 
-@dataclass
+# eq=False on this module's records (issue 8: start-up): they are never compared by value, so no __eq__ is built at import
+@dataclass(eq=False)
 class ScanUnit:
     """The exact string Hermes scans, and where it starts in the document text.
 
@@ -55,7 +56,7 @@ class ScanUnit:
     to_raw: Optional[Callable[[int], int]] = None
 
 
-@dataclass
+@dataclass(eq=False)
 class LocatedHit:
     """A parity hit with its span in the document text."""
 
@@ -65,7 +66,7 @@ class LocatedHit:
     unit_label: str
 
 
-@dataclass
+@dataclass(eq=False)
 class EntryVerdict:
     """One memory entry: its text span, status and the pattern ids that block it."""
 
@@ -77,7 +78,7 @@ class EntryVerdict:
     rendered: str
 
 
-@dataclass
+@dataclass(eq=False)
 class HermesVerdict:
     """Hermes' treatment of one file.
 
@@ -221,6 +222,16 @@ def unreadable_consequence(kind: DocumentKind, read, profile: VersionProfile, pa
         if kind.is_memory_store:
             return (f"{label} follows the link and loads the target's entries (a target it cannot read counts as "
                     "empty); hermes-audit does not read outside the Hermes home: audit the target file directly")
+        where = PurePosixPath(path.replace("\\", "/")).parent.as_posix()
+        if where not in ("", ".") and _is_hint_name(path, profile):
+            # a subdirectory hint (the HA609 wording): the context loader follows the link for a session started
+            # in that directory; as a hint, latest refuses a target outside the working directory
+            # (agent/subdirectory_hints.py @ 0081f93d, _resolved_hint_target), 0.19.0 reads it (is_file(), read_text())
+            started = f"{label} follows the link and loads the target for a session started in {where}/"
+            if profile.name == "0.19":
+                return f"{started}, and as a subdirectory hint when the agent enters {where}/; hermes-audit does not read it"
+            return (f"{started} (as a subdirectory hint of a session started higher up it is refused); "
+                    "hermes-audit does not read it")
         return f"{label} follows the link and loads the target; hermes-audit does not read it"
     if read_blocks(kind, read, profile, path):
         if kind.is_memory_store:
@@ -247,6 +258,16 @@ def unreadable_consequence(kind: DocumentKind, read, profile: VersionProfile, pa
     if kind.is_memory_store:
         return f"{label} cannot read it and treats the store as empty"
     return f"{label} cannot read it and treats it as absent"
+
+
+def _is_hint_name(path: str, profile: VersionProfile) -> bool:
+    """True when ``path``'s file name is one ``profile`` loads as a subdirectory hint (``_HINT_FILENAMES``)."""
+    from pathlib import PurePosixPath
+
+    from hermes_audit.hermes.hints import HINT_FILENAMES_019, HINT_FILENAMES_LATEST  # (hints imports this module)
+
+    names = HINT_FILENAMES_019 if profile.name == "0.19" else HINT_FILENAMES_LATEST
+    return PurePosixPath(path.replace("\\", "/")).name in names
 
 
 def _locate(scanner: ThreatScanner, unit: ScanUnit, scope: str) -> list[LocatedHit]:

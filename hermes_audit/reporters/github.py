@@ -74,7 +74,7 @@ def command(kind: str, message: str, **props: Optional[object]) -> str:
 
 
 def _root(result) -> Path:
-    from hermes_audit.documents.discovery import find_git_root
+    from hermes_audit.documents.gitroot import find_git_root
 
     base = (result.options.base or Path.cwd()).absolute()
     try:

@@ -6,7 +6,6 @@ Top level: ``schema_version`` (1), ``tool {name, version}``, ``hermes_version``,
 
 from __future__ import annotations
 
-import json
 import re
 
 from hermes_audit import __version__
@@ -91,4 +90,6 @@ def to_dict(result) -> dict:
 
 def render(result) -> str:
     """The JSON document as a string (ASCII only, so it survives any terminal or pipe)."""
+    import json  # issue 8: start-up (the text report imports this module for safe_path)
+
     return json.dumps(to_dict(result), indent=2, ensure_ascii=True) + "\n"

@@ -1,0 +1,57 @@
+"""The public source-excerpt renderer (reporters/excerpt.py) shared by the scan and profile text reports."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from hermes_audit.findings import Confidence, Finding, Position, Severity, Span
+from hermes_audit.reporters import excerpt, text as text_report
+
+
+def _finding(line: int, col: int, end_line: int, end_col: int) -> Finding:
+    return Finding(rule_id="HA999", rule_name="t", family="t", severity=Severity.HIGH, confidence=Confidence.HIGH,
+                   path="AGENTS.md", span=Span(0, 1), start=Position(line, col), end=Position(end_line, end_col),
+                   message="m", snippet="s")
+
+
+def test_excerpt_marks_the_match_with_carets_and_windows_long_lines():
+    text = "first\r\n" + "a" * 50 + "MATCH" + "b" * 200 + "\n"
+    got = excerpt.source_excerpt(text, _finding(2, 51, 2, 56))
+    assert got[0] == "   |"
+    assert got[1].startswith(" 2 | …" + "a" * 30 + "MATCH")
+    assert got[1].endswith("…") and "\r" not in got[1]
+    caret = got[2].index("^")
+    assert got[1][caret:caret + 5] == "MATCH" and got[2].count("^") == 5
+    assert excerpt.source_excerpt(text, _finding(1, 1, 1, 6))[1] == " 1 | first"  # \r stripped
+
+
+def test_excerpt_is_empty_without_text_or_line_and_caps_the_marked_part():
+    assert excerpt.source_excerpt("", _finding(1, 1, 1, 2)) == []
+    assert excerpt.source_excerpt("one line", _finding(5, 1, 5, 2)) == []
+    long = "x" * 500
+    got = excerpt.source_excerpt(long, _finding(1, 1, 1, 501))
+    assert got[2].count("^") == excerpt.MARK_MAX
+
+
+def test_excerpt_redacts_secrets_and_escapes_control_characters():
+    text = "token=abcdefghijklmnop \x1b[31mred"
+    got = "\n".join(excerpt.source_excerpt(text, _finding(1, 1, 1, 6)))
+    assert "abcdefghijklmnop" not in got and "\x1b" not in got
+
+
+def test_shared_lines_redact_each_line_once():
+    calls: list[str] = []
+    lines = excerpt.ExcerptLines(redact=lambda s: calls.append(s) or s.upper())
+    text = "abc\ndef"
+    assert lines.line(text, 2) == "DEF" and lines.line(text, 2) == "DEF" and lines.line(text, 1) == "ABC"
+    assert calls == ["def", "abc"] and lines.line(text, 3) is None and lines.line(text, 0) is None
+
+
+def test_reports_use_the_public_module_not_private_helpers():
+    assert text_report._source_excerpt is excerpt.source_excerpt
+    src = Path(__file__).resolve().parents[1] / "hermes_audit" / "cli" / "profile_cmd.py"
+    imported = {(n.module, a.name) for n in ast.walk(ast.parse(src.read_text(encoding="utf-8")))
+                if isinstance(n, ast.ImportFrom) for a in n.names}
+    assert ("hermes_audit.reporters.excerpt", "source_excerpt") in imported
+    assert not any(mod == "hermes_audit.reporters.text" and name.startswith("_") for mod, name in imported)
