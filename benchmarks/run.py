@@ -23,7 +23,8 @@ Sections:
    and ``rg --pcre2 -i`` with the same 36 patterns.
 3. ``monorepo``: discovery in a git repository of 50,000 files of which 300
    are context files, against ``git ls-files`` alone.
-4. ``worst``: a 1 MB adversarial near-miss for every rule (milliseconds per MB).
+4. ``worst``: a 1 MB adversarial near-miss for every rule (milliseconds per MB); an audit rule is measured
+   whole (its patterns together on one text, as the engine runs them), each pattern alone as detail.
 5. ``memory``: peak resident memory scanning a 200 MB file and the tree.
 6. ``growth``: time at 5, 50 and 500 MB.
 
@@ -460,7 +461,7 @@ def _cpu() -> float:
 def bench_worst(env: Env, size: dict) -> dict:
     from hermes_audit.engine.catalog import load_catalog, materialize
     from hermes_audit.engine.detectors import DETECTORS
-    from hermes_audit.engine.engine import REGEX_TIMEOUT, Views
+    from hermes_audit.engine.engine import REGEX_TIMEOUT, Views, rule_matches
     from hermes_audit.engine.prefilter import fold
     from hermes_audit.hermes.threats import ThreatScanner
 
@@ -498,6 +499,9 @@ def bench_worst(env: Env, size: dict) -> dict:
             rows.append({"rule": f"{rule.code} {rule.hermes_id} ({version})", "kind": "parity",
                          "ms_per_mb": worst * 1000 / mb, "input": worst_input,
                          "ms_per_file_in_window": worst_window * 1000})
+    rule_rows: list[dict] = []  # audit pattern rules, each measured whole (the target figure)
+    pattern_rows: list[dict] = []  # detail: each audit pattern alone
+    det_rows: list[dict] = []
     views_cost: dict[str, float] = {}
     view_cache: dict[str, Views] = {}  # a view is built once per input text (its cost is reported apart)
     timed_out: set[str] = set()
@@ -533,10 +537,41 @@ def bench_worst(env: Env, size: dict) -> dict:
                     worst, worst_input = dt, label
                 elif hits and dt > dense:
                     dense, dense_input, dense_hits = dt, label, hits
-            rows.append({"rule": f"{rule.code} {rule.name} #{i}", "kind": f"audit ({rule.view})",
+            pattern_rows.append({"rule": f"{rule.code} {rule.name} #{i}", "kind": f"audit pattern ({rule.view})",
                          "ms_per_mb": worst * 1000 / mb, "input": worst_input,
                          "matching_input_ms_per_mb": dense * 1000 / mb, "matching_input": dense_input,
                          "matches": dense_hits})
+    for rule in cat.rules:  # the target figure: a rule's patterns together on one text, as the engine runs them
+        if not wanted(rule.code) or not rule.compiled:
+            continue
+        texts: dict[str, str] = {}
+        union: list[str] = []
+        for i, pat in enumerate(rule.compiled):
+            words = _words_for(pat.pattern, int(pat.flags))
+            for label, text in _adversarial_texts(words, n).items():
+                texts[f"#{i} {label}"] = text
+            union += [w for w in words if w not in union]
+        for label, text in _adversarial_texts(union, n).items():
+            texts[f"all {label}"] = text
+        name = f"{rule.code} {rule.name} ({len(rule.compiled)} patterns)"
+        worst, worst_input = 0.0, ""
+        for label, text in texts.items():
+            v = Views(text)  # views and keyword index: per-document work shared by all rules, measured above
+            v.get(rule.view)
+            v.index(rule.view).prepare()
+            hits = 0
+            t0 = _cpu()
+            try:
+                for _m in rule_matches(v, rule, REGEX_TIMEOUT):
+                    hits += 1
+                dt = _cpu() - t0
+            except TimeoutError:
+                dt = REGEX_TIMEOUT
+                timed_out.add(name)
+            if hits == 0 and dt > worst:  # near-misses only: a matching text's cost is per finding
+                worst, worst_input = dt, label
+        rule_rows.append({"rule": name,
+                          "kind": f"audit rule ({rule.view})", "ms_per_mb": worst * 1000 / mb, "input": worst_input})
     det_texts = _detector_texts(n)
     for rule in cat.rules:
         if not rule.detector or not wanted(rule.code):
@@ -560,15 +595,23 @@ def bench_worst(env: Env, size: dict) -> dict:
                 worst, worst_input = dt, label
             elif hits and dt > dense:
                 dense, dense_input, dense_hits = dt, label, hits
-        rows.append({"rule": f"{rule.code} {rule.name}", "kind": f"detector {rule.detector}",
+        det_rows.append({"rule": f"{rule.code} {rule.name}", "kind": f"detector {rule.detector}",
                      "ms_per_mb": worst * 1000 / mb, "input": worst_input,
                      "matching_input_ms_per_mb": dense * 1000 / mb, "matching_input": dense_input,
                      "matches": dense_hits})
+    # the target ("no rule above 50 ms per MB") is judged per rule: an audit rule's patterns together, each
+    # detector, each Hermes pattern per version; the per-pattern rows are detail (which pattern costs most)
+    rows += rule_rows + det_rows
     rows.sort(key=lambda r: -r["ms_per_mb"])
+    pattern_rows.sort(key=lambda r: -r["ms_per_mb"])
     over = [r for r in rows if r["ms_per_mb"] > TARGET_WORST_MS_PER_MB]
-    dense_rows = sorted((r for r in rows if r.get("matches")), key=lambda r: -r["matching_input_ms_per_mb"])
+    dense_rows = sorted((r for r in pattern_rows + det_rows if r.get("matches")),
+                        key=lambda r: -r["matching_input_ms_per_mb"])
     return {"characters": n, "rules_measured": len(rows), "worst": rows[:15], "over_target": len(over),
-            "all": rows, "worst_matching_inputs": dense_rows[:10], "timed_out": sorted(timed_out),
+            "all": rows, "patterns": pattern_rows, "patterns_measured": len(pattern_rows),
+            "patterns_over_target": sum(1 for r in pattern_rows if r["ms_per_mb"] > TARGET_WORST_MS_PER_MB),
+            "worst_patterns": pattern_rows[:10],
+            "worst_matching_inputs": dense_rows[:10], "timed_out": sorted(timed_out),
             "regex_timeout_s": REGEX_TIMEOUT,
             "over_target_rules": [r["rule"] for r in over], "max_ms_per_mb": rows[0]["ms_per_mb"] if rows else 0.0,
             "target_ms_per_mb": TARGET_WORST_MS_PER_MB, "met": not over,
@@ -734,10 +777,15 @@ def table(results: dict) -> str:
         to = w.get("timed_out") or []
         top_s = (f"timed out after {w.get('regex_timeout_s', 5):.0f} s ({len(to)} rule{'s' if len(to) != 1 else ''})" if top["rule"] in to
                  else f"{top['ms_per_mb']:.0f} ms/MB")
-        lines.append(f"| worst case: slowest of {w['rules_measured']} rule patterns and detectors on {w['characters']:,}-character "
+        lines.append(f"| worst case: slowest of {w['rules_measured']} rules (an audit rule's patterns together, each "
+                     f"detector, each Hermes pattern) on {w['characters']:,}-character "
                      f"near-misses | {top_s}: {top['rule']} | target {TARGET_WORST_MS_PER_MB:.0f} ms/MB | "
-                     f"{top['ms_per_mb'] / TARGET_WORST_MS_PER_MB:.0f}x | {w['over_target']} of {w['rules_measured']} "
+                     f"{top['ms_per_mb'] / TARGET_WORST_MS_PER_MB:.2f}x | {w['over_target']} of {w['rules_measured']} "
                      f"over {'(met)' if w['met'] else '(NOT met)'} |")
+        if w.get("patterns"):
+            tp = w["patterns"][0]
+            lines.append(f"| worst case, detail: slowest of {w['patterns_measured']} audit patterns alone | "
+                         f"{tp['ms_per_mb']:.0f} ms/MB: {tp['rule']} | | | {w['patterns_over_target']} over |")
         par_rows = [r for r in w.get("all", []) if r["kind"] == "parity"]
         if par_rows:
             pw = max(par_rows, key=lambda r: r["ms_per_mb"])
@@ -842,8 +890,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     results["machine"]["loadavg_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     if env.rule_prefixes:
         print(table(results))
-        for row in results["sections"].get("worst", {}).get("all", []):
+        worst = results["sections"].get("worst", {})
+        for row in worst.get("all", []):
             print(f"{row['ms_per_mb']:9.1f} ms/MB  {row['rule']}  [{row['kind']}; input {row['input']}]")
+        if worst.get("patterns"):
+            print("detail, each audit pattern alone:")
+            for row in worst["patterns"]:
+                print(f"{row['ms_per_mb']:9.1f} ms/MB  {row['rule']}  [{row['kind']}; input {row['input']}]")
         return 0
     RESULTS.mkdir(parents=True, exist_ok=True)
     if args.only and (RESULTS / "latest.json").exists():

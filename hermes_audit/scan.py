@@ -6,9 +6,7 @@ its own. The CLI calls :func:`run_scan`; so can other programs.
 
 from __future__ import annotations
 
-import functools
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
@@ -23,6 +21,7 @@ from hermes_audit.hermes.profiles import VersionProfile, get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.hermes.verdict import (BLOCKED, WARNED, HermesVerdict, MemoScanner, manifest_state_from_text,
                                         verdict_for)
+from hermes_audit.pathglobs import anchored_path, path_matches, patterns_for_named_directory
 from hermes_audit.suppressions import apply_suppressions, rules_index
 
 
@@ -177,101 +176,6 @@ def _display(p: Path, base: Path) -> str:
         return p.as_posix()
 
 
-@functools.lru_cache(maxsize=256)
-def _exclude_regex(pattern: str) -> tuple["re.Pattern[str]", bool]:
-    """(regex, directories only) of one ``exclude`` pattern, gitignore-style (as ruff's ``exclude``).
-
-    A pattern without a ``/`` (other than a trailing one) matches a name at any depth: ``*.md``, ``vendor``.
-    One with a ``/`` is anchored at the base directory (a leading ``/`` or ``./`` is dropped): ``docs/*.md``
-    matches ``docs/x.md`` only. ``*`` and ``?`` stop at ``/``; ``**`` as a whole component matches any number of
-    directories (``**/x``, ``a/**``, ``a/**/b``, ``**``); ``[...]`` is a character class (``[!...]`` negated).
-    A trailing ``/`` matches directories only.
-    """
-    pat = pattern.strip()
-    dir_only = pat.endswith("/")
-    pat = pat.rstrip("/")
-    while pat.startswith("./"):
-        pat = pat[2:]
-    anchored = pat.startswith("/") or "/" in pat
-    pat = pat.lstrip("/")
-    out: list[str] = []
-    parts = pat.split("/")
-    for i, part in enumerate(parts):
-        last = i == len(parts) - 1
-        if part == "**":
-            out.append(".*" if last else "(?:[^/]*/)*")
-            continue
-        j = 0
-        while j < len(part):
-            ch = part[j]
-            if ch == "*":
-                while j + 1 < len(part) and part[j + 1] == "*":
-                    j += 1
-                out.append("[^/]*")
-            elif ch == "?":
-                out.append("[^/]")
-            elif ch == "[" and part.find("]", j + 1 + (part[j + 1:j + 2] == "!") + 1) > 0:
-                end = part.find("]", j + 1 + (part[j + 1:j + 2] == "!") + 1)
-                body = part[j + 1:end]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("(?!/)[" + body.replace("\\", "\\\\").replace("[", "\\[") + "]")
-                j = end
-            else:
-                out.append(re.escape(ch))
-            j += 1
-        if not last:
-            out.append("/")
-    rx = "".join(out)
-    return re.compile(("" if anchored else "(?:.*/)?") + rx + r"\Z", re.DOTALL), dir_only
-
-
-def _anchored(display: str, options: Optional["ScanOptions"]) -> Optional[str]:
-    """``display`` (relative to ``options.base``, or absolute) as a ``/`` path relative to ``options.config_dir``,
-    the directory ``exclude`` and ``per-path-ignores`` patterns are anchored at; ``display`` itself when there
-    is no such directory; ``None`` for a path outside it (no pattern applies there)."""
-    if options is None or options.config_dir is None:
-        return display
-    base = os.path.realpath(options.base or Path.cwd())
-    full = os.path.normpath(os.path.join(base, display))
-    rel = os.path.relpath(full, os.path.realpath(options.config_dir)).replace(os.sep, "/")
-    if rel == ".." or rel.startswith("../"):
-        return None
-    return rel
-
-
-def _excluded(display: str, patterns: Sequence[str]) -> bool:
-    """Whether the file at ``display`` (a ``/`` path relative to the base directory) is excluded: a pattern
-    (:func:`_exclude_regex`) matches it or one of its parent directories."""
-    if not patterns:
-        return False
-    parts = display.split("/")
-    prefixes = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
-    for pat in patterns:
-        rx, dir_only = _exclude_regex(pat)
-        if any(rx.match(pre) for pre in (prefixes[:-1] if dir_only else prefixes)):
-            return True
-    return False
-
-
-#: A name no real pattern but one matching every name (``*``, ``**``) matches: "everything below" in
-#: :func:`_exclude_for`.
-_ANY_NAME = "\x00hermes-audit-any-name\x00"
-
-
-def _exclude_for(named: str, patterns: Sequence[str]) -> list[str]:
-    """The ``exclude`` patterns for a walk of the directory ``named`` on the command line (display path).
-
-    A pattern that covers that directory (matches it or a parent, or everything below it, such as
-    ``named/**``) is dropped, since naming it asks for it (as ruff does for paths given explicitly); it
-    still keeps the directory out of walks of its parents. The base directory itself (``.``, or no path
-    argument) is never "named": every pattern applies to its walk, so ``exclude = ["**"]`` excludes all.
-    """
-    if named in ("", "."):
-        return list(patterns)
-    return [pat for pat in patterns if not _excluded(f"{named.rstrip('/')}/{_ANY_NAME}", [pat])]
-
-
 def _read_document(path: Path, display: str, kind: DocumentKind, root: Optional[Path], max_bytes: int,
                    errors: Optional[list[EngineError]]) -> Document:
     """``Document.from_path``; an unexpected failure gives an unreadable document and an error (run incomplete)."""
@@ -296,7 +200,7 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
     A file whose reading fails unexpectedly becomes an unreadable document and an entry of ``errors``;
     a directory in which discovery finds no candidate at all is added (display path) to ``empty_dirs``;
     the display paths of files that the configured ``exclude`` kept out (and no other path argument
-    brought in) are added to ``excluded_paths``. ``exclude`` patterns (:func:`_exclude_regex`) match
+    brought in) are added to ``excluded_paths``. ``exclude`` patterns (:mod:`hermes_audit.pathglobs`) match
     paths relative to ``options.config_dir`` (the configuration file's directory), or without it display
     paths, relative to ``options.base`` (default: the current directory).
     """
@@ -319,15 +223,15 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
                 empty_dirs.append(_display(p, base) or ".")
             root = p.resolve()
             named = _display(p, base)
-            if named not in ("", "."):  # the base directory itself is never "named" (see _exclude_for)
-                named = _anchored(named, options)
-            exclude = _exclude_for(named, options.exclude) if named is not None else []
+            if named not in ("", "."):  # the base directory itself is never "named" (see pathglobs.patterns_for_named_directory)
+                named = anchored_path(named, options.base, options.config_dir)
+            exclude = patterns_for_named_directory(named, options.exclude) if named is not None else []
             excluded = 0
             for c in res.candidates:
                 if c.display in seen:
                     continue
-                anchored = _anchored(c.display, options) if exclude else None
-                if anchored is not None and _excluded(anchored, exclude):
+                anchored = anchored_path(c.display, options.base, options.config_dir) if exclude else None
+                if anchored is not None and path_matches(anchored, exclude):
                     excluded += 1
                     dropped.add(c.display)
                     continue
@@ -424,12 +328,12 @@ def _drop_covered_input_findings(result: ScanResult) -> None:
 def _path_ignored(f: Finding, per_path: dict[str, list[str]], catalog_rules: list[Rule],
                   options: Optional[ScanOptions] = None) -> bool:
     """Whether a ``per-path-ignores`` entry whose pattern covers the finding's path (the same globs as
-    ``exclude``: :func:`_excluded`, anchored at ``options.config_dir``) names the finding's rule."""
-    path = _anchored(f.path, options)
+    ``exclude``: :func:`hermes_audit.pathglobs.path_matches`, anchored at ``options.config_dir``) names the finding's rule."""
+    path = anchored_path(f.path, options.base, options.config_dir) if options is not None else f.path
     if path is None:
         return False
     for pat, sels in per_path.items():
-        if _excluded(path, [pat]):
+        if path_matches(path, [pat]):
             for r in catalog_rules:
                 if r.code == f.rule_id and any(_matches_selector(r, s) for s in sels):
                     return True

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_audit.scan import _exclude_for, _excluded
+from hermes_audit.pathglobs import path_matches, patterns_for_named_directory
 from tests.test_scan_notes import run_proc
 
 FILES = ["AGENTS.md", "CLAUDE.md", ".hermes.md", ".cursorrules", ".cursor/rules/x.mdc", "a/AGENTS.md",
@@ -27,13 +27,13 @@ FILES = ["AGENTS.md", "CLAUDE.md", ".hermes.md", ".cursorrules", ".cursor/rules/
     ("AGENTS.md", ["AGENTS.m?"], True), ("x/AGENTS.md", ["x?AGENTS.md"], False),
 ])
 def test_glob_semantics(path, patterns, want):
-    assert _excluded(path, patterns) is want
+    assert path_matches(path, patterns) is want
 
 
 def test_only_a_named_directory_drops_the_patterns_covering_it():
-    assert _exclude_for(".", ["**"]) == ["**"] and _exclude_for("", ["*"]) == ["*"]
-    assert _exclude_for("demo", ["demo/**", "*.md", "**", "*"]) == ["*.md"]
-    assert _exclude_for("docs/attack-examples", ["docs/**", "docs", "docs/attack-examples/*.md"]) == [
+    assert patterns_for_named_directory(".", ["**"]) == ["**"] and patterns_for_named_directory("", ["*"]) == ["*"]
+    assert patterns_for_named_directory("demo", ["demo/**", "*.md", "**", "*"]) == ["*.md"]
+    assert patterns_for_named_directory("docs/attack-examples", ["docs/**", "docs", "docs/attack-examples/*.md"]) == [
         "docs/attack-examples/*.md"]
 
 

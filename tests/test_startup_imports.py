@@ -23,13 +23,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Runs the console entry point, then (at exit) writes the imported module names to $MODS_OUT
-#: (:func:`_modules_after` adds their top-level package names).
+#: Runs the console entry point, then (at exit) writes the imported module names to $MODS_OUT, one per line
+#: (:func:`_modules_after` adds their top-level package names). It imports no ``json`` itself, so a check
+#: can tell whether the command did.
 _WRAPPER = (
-    "import atexit, json, os, sys\n"
+    "import atexit, os, sys\n"
     "def _dump():\n"
     "    with open(os.environ['MODS_OUT'], 'w') as fh:\n"
-    "        json.dump(sorted(sys.modules), fh)\n"
+    "        fh.write('\\n'.join(sorted(sys.modules)))\n"
     "atexit.register(_dump)\n"
     "from hermes_audit.cli.main import main\n"
     "main()\n"
@@ -39,7 +40,7 @@ HEAVY = {"git", "yaml", "sarif_om", "tomllib", "_hashlib"}  # _hashlib: OpenSSL 
 
 
 def _modules_after(args: list[str], cwd: Path, tmp_path: Path) -> tuple[set[str], subprocess.CompletedProcess]:
-    out = tmp_path / "modules.json"
+    out = tmp_path / "modules.txt"
     env = {**os.environ, "HERMES_AUDIT_CACHE_DIR": str(tmp_path / "cache"), "MODS_OUT": str(out),
            "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop("HERMES_AUDIT_NO_CACHE", None)
@@ -49,7 +50,7 @@ def _modules_after(args: list[str], cwd: Path, tmp_path: Path) -> tuple[set[str]
         out.unlink()
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     assert out.exists(), proc.stderr
-    full = set(json.loads(out.read_text()))
+    full = set(out.read_text().split("\n"))
     return full | {m.split(".")[0] for m in full}, proc
 
 
@@ -131,33 +132,11 @@ def test_findings_still_import_the_example_spans(tmp_path):
 FILE_SCAN_UNUSED = {"json", "shlex", "hermes_audit.documents.discovery", "hermes_audit.hermes.scenario"}
 
 
-#: :data:`_WRAPPER` without ``json`` (which it imports itself): module names one per line.
-_PLAIN_WRAPPER = _WRAPPER.replace("import atexit, json, os, sys", "import atexit, os, sys").replace(
-    "json.dump(sorted(sys.modules), fh)", "fh.write('\\n'.join(sorted(sys.modules)))")
-
-
-def _modules_after_plain(args: list[str], cwd: Path, tmp_path: Path) -> tuple[set[str], subprocess.CompletedProcess]:
-    """:func:`_modules_after` through :data:`_PLAIN_WRAPPER` (so ``json`` is seen only if the command imports it)."""
-    assert "json" not in _PLAIN_WRAPPER
-    out = tmp_path / "modules.txt"
-    env = {**os.environ, "HERMES_AUDIT_CACHE_DIR": str(tmp_path / "cache"), "MODS_OUT": str(out),
-           "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    env.pop("HERMES_AUDIT_NO_CACHE", None)
-    cmd = [sys.executable, "-c", _PLAIN_WRAPPER, *args]
-    subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=300)  # warms the catalog cache
-    if out.exists():
-        out.unlink()
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
-    assert out.exists(), proc.stderr
-    full = set(out.read_text().split("\n"))
-    return full | {m.split(".")[0] for m in full}, proc
-
-
 def test_file_scan_with_text_report_skips_rare_path_modules(tmp_path):
     repo = tmp_path / "repo"
     repo.mkdir()
     files = _files(repo)
-    mods, proc = _modules_after_plain(["scan", *files], repo, tmp_path)
+    mods, proc = _modules_after(["scan", *files], repo, tmp_path)
     assert proc.returncode == 1, proc.stderr
     assert "docs/CLAUDE.md" in proc.stdout
     assert "hermes_audit.hermes.hints" in mods  # the loading simulation really ran
@@ -169,10 +148,10 @@ def test_json_report_and_directory_scan_still_import_them(tmp_path):
     repo = tmp_path / "repo"
     repo.mkdir()
     files = _files(repo)
-    mods, proc = _modules_after_plain(["scan", "--format", "json", *files], repo, tmp_path)
+    mods, proc = _modules_after(["scan", "--format", "json", *files], repo, tmp_path)
     assert proc.returncode == 1, proc.stderr
     assert json.loads(proc.stdout)["findings"]
     assert "json" in mods
-    mods, proc = _modules_after_plain(["scan", "--no-git", "."], repo, tmp_path)
+    mods, proc = _modules_after(["scan", "--no-git", "."], repo, tmp_path)
     assert proc.returncode == 1, proc.stderr
     assert "hermes_audit.documents.discovery" in mods
