@@ -208,14 +208,21 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
     docs: list[Document] = []
     seen: set[str] = set()
     dropped: set[str] = set()
+    from hermes_audit.documents.reader import is_dir_symlink, is_real_dir  # never raise (a closed directory)
+
     for raw in paths:
         p = Path(raw)
-        if p.is_symlink() and p.is_dir():
+        if is_dir_symlink(p):
             notes.append(f"{_display(p, base) or raw} is a symbolic link to a directory; hermes-audit does not "
                          "follow it (a hostile repository could point it anywhere): scan its target instead")
             continue
-        if p.is_dir():
-            from hermes_audit.documents.discovery import discover  # issue 8: start-up (files need no tree walk)
+        if is_real_dir(p):
+            from hermes_audit.documents.discovery import discover, unlistable  # issue 8: start-up (files need no tree walk)
+
+            why = unlistable(p)
+            if why is not None:  # named but not scanned: a note here, exit 2 when it was all (cli/scan_cmd.py)
+                notes.append(f"cannot list directory {_display(p, base) or raw}: {why}; its files were not scanned")
+                continue
 
             res = discover(p, base=base, use_git=options.use_git)
             notes.extend(res.notes)

@@ -60,11 +60,26 @@ def run_fix(result, targets: Sequence[Path], opts, fix: bool, hermes_blocking: b
                    err=True)
     if not plans:
         click.echo("hermes-audit: nothing to fix", err=True)
-        return result
+        return _note_hermes_blocking(result, hermes_blocking)
     try:
         again = run_scan(targets, opts)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     if failed:
         again.notes.append(f"{failed} file(s) could not be fixed (see the messages above)")
-    return again
+    return _note_hermes_blocking(again, hermes_blocking)
+
+
+def _note_hermes_blocking(result, hermes_blocking: bool):
+    """After ``--fix`` without ``--fix-hermes-blocking``: a note naming that option when Hermes still blocks a
+    file for an invisible character (HP100: a legitimate one, e.g. a zero-width joiner in an emoji, which
+    ``--fix`` alone keeps). Returns ``result``."""
+    if hermes_blocking:
+        return result
+    paths = sorted({f.path for f in result.findings if f.rule_id == "HP100" and f.suppressed is None})
+    if paths:
+        which = paths[0] if len(paths) == 1 else f"{paths[0]} and {len(paths) - 1} more"
+        result.notes.append(f"Hermes still blocks {which} for invisible characters --fix keeps because they may "
+                            "carry meaning (e.g. a zero-width joiner inside an emoji); add --fix-hermes-blocking to "
+                            "remove them too")
+    return result

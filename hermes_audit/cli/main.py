@@ -66,6 +66,12 @@ def main(argv=None) -> None:
         sys.exit(130)
     except SystemExit:
         raise
+    except PermissionError as exc:  # a path under a directory the user cannot enter: an I/O error, not a crash
+        from hermes_audit.cli.common import one_line
+
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        click.echo(f"hermes-audit: error: {one_line(str(where))}permission denied", err=True)
+        sys.exit(EXIT_ERROR)
     except Exception as exc:  # last resort: one line, exit 2
         from hermes_audit.cli.common import one_line
 

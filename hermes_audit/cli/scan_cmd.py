@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stat
 import sys
 from pathlib import Path
 from typing import Optional
@@ -42,6 +43,24 @@ def _note_empty_directories(result, use_git: bool, to_stderr: bool) -> None:
         result.notes.append(note)
         if to_stderr:
             click.echo(one_line("note: " + note), err=True)
+
+
+def _unscannable_reason(path: Path) -> Optional[str]:
+    """Why a path argument gives nothing to scan (a symbolic link to a directory, a directory that cannot be
+    listed), ``None`` when it can be scanned. Named beside scannable paths it only gets a note
+    (:func:`hermes_audit.scan.collect_documents`); named alone it is a usage error."""
+    from hermes_audit.documents.reader import is_dir_symlink, is_real_dir
+
+    if is_dir_symlink(path):
+        return ("a symbolic link to a directory; hermes-audit does not follow it (a hostile repository could "
+                "point it anywhere): scan its target instead")
+    if is_real_dir(path):
+        from hermes_audit.documents.discovery import unlistable
+
+        why = unlistable(path)
+        if why is not None:
+            return f"cannot list directory: {why}; nothing in it was scanned"
+    return None
 
 
 def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -> str:
@@ -146,15 +165,19 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     from hermes_audit.findings import Severity
     from hermes_audit.scan import ScanOptions, run_scan
 
+    from hermes_audit.documents.reader import path_mode, path_present  # never raise (closed directories)
+
     targets = list(paths) or [Path(".")]
     for t in targets:
-        if not (t.exists() or t.is_symlink()):
+        if not path_present(t):  # a file in a directory we cannot enter exists: the reader reports it skipped
             raise CliError(f"{t}: no such file or directory")
-    if all(t.is_symlink() and t.is_dir() for t in targets):  # nothing else to scan: a gate must not pass on nothing
-        raise CliError(f"{targets[0]}: a symbolic link to a directory; hermes-audit does not follow it (a hostile "
-                       "repository could point it anywhere): scan its target instead")
+    unscannable = [_unscannable_reason(t) for t in targets]
+    if all(unscannable):  # nothing else to scan: a gate must not pass on nothing
+        raise CliError(f"{targets[0]}: {unscannable[0]}")
     first = targets[0].absolute()
-    root = find_git_root((first if first.is_dir() else first.parent).resolve()) or Path.cwd()
+    first_mode = path_mode(first, follow_symlinks=True)
+    root = find_git_root((first if first_mode is not None and stat.S_ISDIR(first_mode) else first.parent).resolve()) \
+        or Path.cwd()
     try:
         cfg = Config() if (no_config or no_suppressions) and config_path is None else load_config(root, config_path)
     except ConfigError as exc:

@@ -84,12 +84,14 @@ def _git_start(repo_root: Path, args: Sequence[str]) -> Any:
         return None
 
 
-def _git_finish(handle: Any, warnings: Optional[list[str]] = None) -> Optional[list[str]]:
+def _git_finish(handle: Any, warnings: Optional[list[str]] = None,
+                failure: Optional[list[str]] = None) -> Optional[list[str]]:
     """The NUL-separated names a :func:`_git_start` process printed, ``None`` if git failed or took more
     than :data:`GIT_TIMEOUT_S` seconds (it is then killed).
 
     Git's warnings (paths it could not read: too long, permission denied) are
-    appended to ``warnings`` one per line.
+    appended to ``warnings`` one per line; when git fails, its first ``fatal:``/``error:`` line (or
+    the first line of its stderr) is appended to ``failure``.
     """
     import subprocess
 
@@ -102,6 +104,11 @@ def _git_finish(handle: Any, warnings: Optional[list[str]] = None) -> Optional[l
         _git_abandon(handle)
         return None
     if proc.returncode != 0:
+        if failure is not None and err:
+            lines = [ln.strip() for ln in os.fsdecode(err).splitlines() if ln.strip()]
+            reason = next((ln for ln in lines if ln.startswith(("fatal:", "error:"))), lines[0] if lines else "")
+            if reason:
+                failure.append(_short(reason, 200))
         return None
     if warnings is not None and err:
         warnings.extend(line for line in os.fsdecode(err).splitlines() if line.startswith(("warning:", "error:")))
@@ -120,18 +127,21 @@ def _git_abandon(handle: Any) -> None:
         pass
 
 
-def _git_ls_files(repo_root: Path, args: Sequence[str], warnings: Optional[list[str]] = None) -> Optional[list[str]]:
+def _git_ls_files(repo_root: Path, args: Sequence[str], warnings: Optional[list[str]] = None,
+                  failure: Optional[list[str]] = None) -> Optional[list[str]]:
     """``git ls-files <args> -z`` in ``repo_root``: the NUL-separated names, ``None`` if git fails.
 
     Git's warnings (paths it could not read: too long, permission denied) are
     appended to ``warnings`` one per line.
     """
-    return _git_finish(_git_start(repo_root, args), warnings)
+    return _git_finish(_git_start(repo_root, args), warnings, failure)
 
 
-def _git_list(repo_root: Path, warnings: Optional[list[str]] = None) -> Optional[list[str]]:
-    """Paths (relative to ``repo_root``) that git tracks or would track; ``None`` if git fails."""
-    return _git_ls_files(repo_root, _LIST_ARGS, warnings)
+def _git_list(repo_root: Path, warnings: Optional[list[str]] = None,
+              failure: Optional[list[str]] = None) -> Optional[list[str]]:
+    """Paths (relative to ``repo_root``) that git tracks or would track; ``None`` if git fails (its reason
+    then in ``failure``, see :func:`_git_finish`)."""
+    return _git_ls_files(repo_root, _LIST_ARGS, warnings, failure)
 
 
 def _git_untracked_dirs(repo_root: Path, started: Any = None) -> list[str]:
@@ -153,6 +163,20 @@ def _git_warning_note(git_root: Path, warnings: list[str]) -> str:
     first = _short(warnings[0].split(":", 1)[-1].strip())
     more = f" and {len(warnings) - 1} more" if len(warnings) > 1 else ""
     return (f"git could not read part of {git_root} ({first}{more}); files there were not scanned")
+
+
+def unlistable(directory: Path) -> Optional[str]:
+    """The OS reason (``"Permission denied"``) why ``directory`` cannot be listed, ``None`` when it can.
+
+    The directory is opened and its first entry read, nothing more: a directory the user may not read or
+    enter (mode ``000``, or inside one) yields its reason here instead of a scan that quietly finds nothing.
+    """
+    try:
+        with os.scandir(directory) as it:
+            next(it, None)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
 
 
 def _walk(root: Path, errors: Optional[list[str]] = None) -> Iterator[Path]:
@@ -208,11 +232,13 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
             warnings: list[str] = []
             # both listings run at once: the untracked directories are read after the main list (issue 8)
             pending = _git_start(git_root, _UNTRACKED_DIR_ARGS)
-            listed = _git_list(git_root, warnings)
+            failure: list[str] = []
+            listed = _git_list(git_root, warnings, failure)
             if listed is None:
                 _git_abandon(pending)
+                why = f" ({failure[0]})" if failure else ""
                 result.notes.append(
-                    f"git could not list {git_root}; walked the tree without .gitignore"
+                    f"git could not list {git_root}{why}; walked the tree without .gitignore"
                 )
             else:
                 if warnings:

@@ -128,6 +128,46 @@ def is_within(path: Path, root: Path) -> bool:
         return False
 
 
+def path_mode(path: Path, follow_symlinks: bool = False) -> Optional[int]:
+    """The ``st_mode`` of ``path`` (``lstat`` unless ``follow_symlinks``), ``None`` when it cannot be
+    stat'ed for any reason. Unlike ``Path.is_dir()`` on Python 3.11 it never raises: a path inside a
+    directory the user cannot enter (``PermissionError``) is simply not known to be a directory."""
+    try:
+        return os.stat(path, follow_symlinks=follow_symlinks).st_mode
+    except (OSError, ValueError):
+        return None
+
+
+def path_present(path: Path) -> bool:
+    """False only when ``lstat`` says ``path`` does not exist (``ENOENT``, ``ENOTDIR``, an empty name);
+    a path that cannot be stat'ed for another reason (permission denied on its directory, a name too
+    long) counts as present, so the reader reports it as unreadable instead of "no such file"."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except ValueError:  # an embedded NUL
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def is_real_dir(path: Path) -> bool:
+    """True for a directory that is not a symbolic link (never raises)."""
+    mode = path_mode(path)
+    return mode is not None and stat.S_ISDIR(mode)
+
+
+def is_dir_symlink(path: Path) -> bool:
+    """True for a symbolic link whose target is a directory (never raises)."""
+    mode = path_mode(path)
+    if mode is None or not stat.S_ISLNK(mode):
+        return False
+    target = path_mode(path, follow_symlinks=True)
+    return target is not None and stat.S_ISDIR(target)
+
+
 def _sniff_bom(head: bytes) -> Optional[str]:
     if head.startswith(codecs.BOM_UTF8):
         return "utf-8"
@@ -146,6 +186,8 @@ def check_path(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
         lst = os.lstat(path)
     except FileNotFoundError:
         return ReadResult(ReadStatus.MISSING, detail="no such file")
+    except PermissionError:  # a directory on the way cannot be entered
+        return ReadResult(ReadStatus.UNREADABLE, detail="permission denied")
     except OSError as exc:
         return ReadResult(ReadStatus.UNREADABLE, detail=f"cannot stat: {exc.strerror or exc}")
     if stat.S_ISLNK(lst.st_mode):

@@ -63,7 +63,13 @@ def session_directory(paths: Sequence[Path], cwd: Optional[Path] = None) -> Opti
         return Path(os.path.realpath(cwd))
     if not paths:
         paths = [Path(".")]
-    dirs = [Path(p) for p in paths if Path(p).is_dir() and not Path(p).is_symlink()]
+    from hermes_audit.documents.reader import is_real_dir  # never raises (a file in a closed directory)
+
+    dirs = [Path(p) for p in paths if is_real_dir(Path(p))]
+    if dirs:  # a directory that cannot be listed is not scanned (hermes_audit.scan.collect_documents): no session there
+        from hermes_audit.documents.discovery import unlistable  # issue 8: a scan of files never imports it
+
+        dirs = [d for d in dirs if unlistable(d) is None]
     if dirs:
         d = Path(os.path.realpath(dirs[0]))
         return _hermes_git_root(d) or d
@@ -74,9 +80,11 @@ def session_directory(paths: Sequence[Path], cwd: Optional[Path] = None) -> Opti
 def _targets(paths: Sequence[Path]) -> tuple[list[str], set[str]]:
     dirs: list[str] = []
     files: set[str] = set()
+    from hermes_audit.documents.reader import is_real_dir
+
     for p in paths or [Path(".")]:
         p = Path(p)
-        if p.is_dir() and not p.is_symlink():
+        if is_real_dir(p):
             dirs.append(os.path.realpath(p))
         else:
             files.add(os.path.realpath(p.absolute().parent / p.name))

@@ -143,14 +143,17 @@ def _is_within(p: Path, root: Path) -> Optional[str]:
 
 def repo_relative(display: str, abs_path: Optional[Path], root: Optional[Path]) -> tuple[str, bool]:
     """``(path, relative)``: the path relative to ``root`` when the file lies inside it
-    (its symlink-resolved target when that is inside too), else the display path
-    (``relative`` False when that is absolute)."""
+    (its symlink-resolved target when that is a regular file inside too: where the text lies; a link to a
+    directory, a FIFO or a loop keeps its own path, since nothing was read from its target), else the display
+    path (``relative`` False when that is absolute)."""
     if root is not None and abs_path is not None:
         r = Path(os.path.abspath(root))
         a = Path(os.path.abspath(abs_path))
+        rel = None
         try:
-            resolved = Path(os.path.realpath(a))
-            rel = _is_within(resolved, Path(os.path.realpath(r)))
+            if os.path.isfile(a):  # follows links; False for a directory, a special file, a loop or an error
+                resolved = Path(os.path.realpath(a))
+                rel = _is_within(resolved, Path(os.path.realpath(r)))
         except (OSError, ValueError):
             rel = None
         if rel is None:
