@@ -432,6 +432,7 @@ def _disable_engine_shortcuts(monkeypatch):
                         materialize(pattern).finditer(self.get(name).text, timeout=timeout))
     monkeypatch.setattr(Views, "may_match", lambda self, name, prefilter: True)
     monkeypatch.setattr(engine_module, "KEYWORD_DISPATCH", False)  # every pattern tried, whatever keywords occur
+    monkeypatch.setattr(engine_module, "RULE_GATES", False)  # no group of patterns skipped by its gate
     real_deobfuscate = deob.deobfuscate
     monkeypatch.setattr(deob, "deobfuscate", lambda text, nfkc_view=None: real_deobfuscate(text))
     monkeypatch.setattr(deob, "_letter_spaced_matches", lambda text: deob._LETTER_SPACED.finditer(text))
@@ -462,6 +463,9 @@ def test_engine_findings_equal_engine_without_shortcuts_on_generated_tree(cat, m
     def key(res):
         return [(f.rule_id, f.span.start, f.span.end, f.message, f.severity, f.confidence, f.decoded) for f in res.findings]
 
+    from hermes_audit.engine import engine as engine_module
+
+    monkeypatch.setattr(engine_module, "GATE_MIN_CHARS", 0)  # the rules' gates on every text, short ones too
     fast = [key(Engine(cat.rules).run(d)) for d in docs]
     assert any(fast)
     _disable_engine_shortcuts(monkeypatch)
@@ -2035,3 +2039,76 @@ def test_engine_applicable_rules_equal_applies_to(cat):
     engine = Engine(cat.rules)
     for kind in DocumentKind:
         assert engine._applicable(kind)[0] == [r for r in engine.rules if r.applies_to(kind)], kind
+
+
+def test_literal_opening_scan_equals_finditer(cat):
+    """Issue 8 (worst case per rule): a pattern written to open with its one leading keyword (``\\bdd``, Hangul)
+    is searched with one ``finditer`` when that keyword is dense; the matches are those of ``finditer``, on
+    texts dense enough to take that path and on sparse ones that do not."""
+    from hermes_audit.engine import prefilter as pf_mod
+
+    taken = 0
+    for r, i, p in _audit_patterns(cat):
+        _pf, lead, _d, (lo, hi) = analyse(p.pattern, p.flags)
+        if lead is None or lo or hi or not pf_mod._literal_opening(p, lead):
+            continue
+        real = materialize(p)
+        for ex in r.examples_match + r.examples_no_match + ["".join(lead) + " "]:
+            dense = (ex + " " + lead[0] + "\n") * (pf_mod.LITERAL_SCAN_CHARS // max(len(ex), 1) + 50)
+            for text in (dense, ex + "\n" + "x" * 9000):
+                assert _spans(iter_matches(p, text)) == _spans(real.finditer(text)), (r.code, i)
+        taken += 1
+    assert taken >= 8  # the Korean patterns of HA111 at least
+    korean = regex.compile("이전[^.\\n]{0,3}지시", regex.IGNORECASE)
+    assert pf_mod._literal_opening(korean, ("이전",))
+    assert pf_mod._literal_opening(regex.compile(r"\bDD[ \t]{1,4}x", regex.I), ("dd",))  # \b, folded, blanks: yes
+    assert not pf_mod._literal_opening(regex.compile(r"\bcurl\b[^\n]*+x", regex.I), ("curl",))  # scans on: no
+    assert not pf_mod._literal_opening(regex.compile(r"\b(?:ignore)", regex.I), ("ignore",))  # in a group: no
+    assert not pf_mod._literal_opening(regex.compile(r":\(\)", regex.I), (":()",))  # escapes: no
+    assert not pf_mod._literal_opening(regex.compile("(?:이전|앞의)x"), ("이전", "앞의"))  # several keywords: no
+
+
+def test_rule_gate_finds_a_match_iff_a_member_does(cat):
+    """Issue 8 (worst case per rule): the gate of a group of a rule's patterns (:func:`rule_gates`) finds a
+    match in a text exactly when one of the group's patterns does, on every rule example, each repeated, and
+    on the examples of the whole rule joined (a near-miss built from the members' words)."""
+    from hermes_audit.engine.engine import rule_gates
+
+    groups = 0
+    for r in cat.rules:
+        gates = rule_gates(r) if r.compiled else ()
+        members: dict = {}
+        for i, g in enumerate(gates):
+            if g is not None:
+                members.setdefault(g[0], (g[1], []))[1].append(i)
+        for gate, idx in members.values():
+            groups += 1
+            pool = r.examples_match + r.examples_no_match
+            texts = pool + [t + "\n" + t for t in pool] + [" ".join(pool), "".join(pool)[::-1], ""]
+            for text in texts:
+                want = any(materialize(r.compiled[i]).search(text) for i in idx)
+                assert (gate.search(text) is not None) == want, (r.code, idx, text[:80])
+                assert (next(iter_matches(gate, text), None) is not None) == want, (r.code, idx, text[:80])
+    assert groups >= 5
+
+
+def test_rule_gates_leave_odd_patterns_alone():
+    """A group is formed only by patterns with the same head and flags; back-references, named groups, a
+    top-level ``|`` and global inline flags keep a pattern out of every group."""
+    import regex as rx
+
+    from hermes_audit.engine.catalog import Rule
+    from hermes_audit.engine.engine import rule_gates
+    from hermes_audit.findings import Confidence, Severity
+
+    def rule(code, pats):
+        return Rule(code=code, name="t", family="t", severity=Severity.LOW, confidence=Confidence.LOW, title="",
+                    message="", help="", kinds=frozenset({"all"}), source="", patterns=pats,
+                    compiled=[rx.compile(p, rx.I) for p in pats])
+
+    g = rule_gates(rule("TGATE1", [r"ab[^x]{0,9}cd", r"ab[^x]{0,9}ef", r"zz[^x]{0,9}cd"]))
+    assert g[0] is not None and g[0] == g[1] and g[2] is None
+    assert g[0][1].search("ab..ef") and not g[0][1].search("zz..cd")
+    for odd in (r"(a)b[^x]{0,9}\1", r"(?P<n>a)b[^x]{0,9}c", r"ab[^x]{0,9}c|d", r"(?i)ab[^x]{0,9}c"):
+        g = rule_gates(rule("TGATE-" + odd, [odd, odd + "e"]))
+        assert g == ()

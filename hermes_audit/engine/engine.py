@@ -45,6 +45,18 @@ KEYWORD_DISPATCH = True
 #: ``(pattern text, flags)`` -> ``(prefilter, key, slot, clauses)``, shared by every engine (issue 8): see
 #: :func:`_pattern_info`.
 _PATTERNS: dict = {}
+#: Check a group of a rule's patterns that open alike with one search first (issue 8: see :func:`rule_gates`).
+#: False (tests) runs every pattern; the findings are the same either way.
+RULE_GATES = True
+#: Gates are used on views of at least this many characters (code points): on a shorter text each member's own
+#: keyword-led scan is cheap, and building a rule's gates (compiled from text with ``regex``) would cost more
+#: than it saves; a pre-commit run of a few small files then never imports the ``regex`` package (issue 8).
+GATE_MIN_CHARS = 32_768
+#: rule code -> :func:`rule_gates` of it.
+_GATES: dict = {}
+_NO_GATES: tuple = ()
+#: A pattern that a gate cannot hold: back-references and named groups (numbering), global inline flags.
+_UNGATEABLE = None
 
 
 class _SafeDict(dict):
@@ -121,11 +133,79 @@ class Views:
         return iter_matches(pattern, self.get(name).text, self.index(name), timeout)
 
 
+def rule_gates(rule: Rule) -> tuple:
+    """Per pattern of ``rule`` (in order): ``None``, or ``(group, gate)`` when the pattern is one of two or
+    more of the rule's patterns (same flags) whose text opens with the same head, up to and including its
+    first quantified character set, e.g. ``!\\[[^\\]\\n]{0,300}?``. ``gate`` is that head followed by the
+    alternation of the members' rests: it matches somewhere iff some member does (at any position,
+    ``head(?:r1|r2)`` matches iff ``head r1`` or ``head r2`` does; the alternation is not atomic and the head
+    is shared), so a text where the gate finds nothing is spared every member (issue 8: a near-miss costs one
+    scan of the head rather than one per member). Patterns with back-references, named groups, a top-level
+    ``|`` or global inline flags are left alone. Cached per rule code; empty tuple when no group."""
+    got = _GATES.get(rule.code)
+    if got is not None:
+        return got
+    import re
+
+    import regex
+
+    from hermes_audit.engine.prefilter import depth0_units
+
+    global _UNGATEABLE
+    if _UNGATEABLE is None:
+        _UNGATEABLE = re.compile(r"\\[1-9g]|\(\?P?[=<](?![=!])|^\(\?[a-zA-Z]+\)")
+    heads: dict = {}
+    for i, p in enumerate(rule.compiled):
+        src, flags = p.pattern, int(p.flags)
+        if flags & regex.VERBOSE or _UNGATEABLE.search(src):
+            continue
+        try:
+            units = list(depth0_units(src))
+        except ValueError:
+            continue
+        if any(kind == "|" for _a, _b, kind, _c in units):
+            continue
+        end = next((b for _a, b, kind, atom_end in units if kind == "char" and atom_end < b), None)
+        if end is None or end == len(src):
+            continue
+        heads.setdefault((flags, src[:end]), []).append(i)
+    out: list = [None] * len(rule.compiled)
+    for (flags, head), members in heads.items():
+        if len(members) < 2:
+            continue
+        gate_src = head + "(?:" + "|".join(rule.compiled[i].pattern[len(head):] for i in members) + ")"
+        try:
+            gate = regex.compile(gate_src, flags)
+        except Exception:  # (an odd pattern: its members simply run one by one)
+            continue
+        for i in members:
+            out[i] = (head, gate)
+    got = _GATES[rule.code] = tuple(out) if any(out) else _NO_GATES
+    return got
+
+
+def _gate_finds(views: Views, view: str, gate, timeout: Optional[float]) -> bool:
+    for _m in views.matches(view, gate, timeout):
+        return True
+    return False
+
+
 def rule_matches(views: Views, rule: Rule, timeout: Optional[float] = None):
     """The matches of every pattern of pattern rule ``rule`` in its view of ``views``, pattern by pattern (each
-    as :meth:`Views.matches`): what :meth:`Engine.run` finds for the rule before keyword dispatch, which only
-    skips patterns that cannot match (issue 8; the worst-case benchmark measures a rule with it)."""
-    for pat in rule.compiled:
+    as :meth:`Views.matches`), a group of patterns skipped when its gate finds nothing (:func:`rule_gates`):
+    what :meth:`Engine.run` finds for the rule before keyword dispatch, which only skips patterns that cannot
+    match (issue 8; the worst-case benchmark measures a rule with it). Gates only on views of at least
+    :data:`GATE_MIN_CHARS` characters, as in :meth:`Engine.run`."""
+    gates = rule_gates(rule) if RULE_GATES and len(views.get(rule.view).text) >= GATE_MIN_CHARS else _NO_GATES
+    decided: dict = {}
+    for i, pat in enumerate(rule.compiled):
+        g = gates[i] if gates else None
+        if g is not None:
+            ok = decided.get(g[0])
+            if ok is None:
+                ok = decided[g[0]] = _gate_finds(views, rule.view, g[1], timeout)
+            if not ok:
+                continue
         yield from views.matches(rule.view, pat, timeout)
 
 
@@ -299,13 +379,24 @@ class Engine:
                     lives[rule.view] = live
                 else:
                     live = lives[rule.view] = None
-                for pat, pf, key, slot, _clauses in plan:
+                gates = rule_gates(rule) if RULE_GATES and len(view.text) >= GATE_MIN_CHARS else _NO_GATES
+                decided = None  # gate head -> whether its gate finds a match (issue 8: see rule_gates)
+                for j, (pat, pf, key, slot, _clauses) in enumerate(plan):
                     if live is not None and slot not in live:
                         continue  # issue 8: no keyword of one of its prefilter clauses occurs in the view
                     if pf is not None:
                         pf = (_CHECKS.get(key) or _check_prefilters(key, pf))[ascii_text]
                     if not views.may_match(rule.view, pf):
                         continue
+                    g = gates[j] if gates else None
+                    if g is not None:
+                        if decided is None:
+                            decided = {}
+                        ok = decided.get(g[0])
+                        if ok is None:
+                            ok = decided[g[0]] = _gate_finds(views, rule.view, g[1], self.regex_timeout)
+                        if not ok:
+                            continue  # no member of the group matches in this view
                     for m in views.matches(rule.view, pat, self.regex_timeout):
                         if capped.get(rule.code, 0) >= MAX_FINDINGS_PER_RULE:
                             capped[rule.code] += 1  # counted, not kept (issue 8: bounded memory)

@@ -766,6 +766,11 @@ ANCHOR_DENSITY_PLAIN = 400
 #: Characters per keyword occurrence below which :func:`iter_matches` stops examining occurrences and runs
 #: one ``finditer`` (each occurrence costs a few microseconds even when its candidate starts are ruled out).
 ANCHOR_OCCURRENCE_CHARS = 64
+#: Characters per occurrence of the one keyword a pattern opens with (literally: see
+#: :func:`_literal_opening`) below which :func:`iter_matches` runs one ``finditer``: the ``regex`` engine then
+#: finds the keyword itself at C speed, cheaper than trying each occurrence from Python (issue 8: a rule of
+#: several such patterns on a text dense with their keywords).
+LITERAL_SCAN_CHARS = 4000
 #: Flag bits that matter to the analysis (same values in ``re`` and ``regex``).
 _RELEVANT_FLAGS = int(re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE)
 #: ``regex`` flag bits whose matching modes are not analysed (FULLCASE, VERSION1, BESTMATCH,
@@ -1675,6 +1680,34 @@ def _tail_starts(compiled, text: str, index: "LiteralIndex", deadline: Optional[
     return out
 
 
+#: (pattern, flags) -> whether it opens with its one leading keyword, literally and caseless (see below).
+_LITERAL_OPENING: dict = {}
+
+
+def _literal_opening(compiled, lead: tuple) -> bool:
+    """True when pattern ``compiled`` (leading keywords ``lead``, folded) is written to open with its one
+    leading keyword as plain characters, after at most a ``\\b``, that no case folding changes or that blanks
+    must follow: the ``regex`` engine then searches for that literal itself and rejects most occurrences at
+    once, faster than :func:`iter_matches` tries them one by one from Python when they are dense (a speed
+    choice only: both give ``finditer``'s matches). Cached per pattern text and flags."""
+    key = (compiled.pattern, compiled.flags)
+    got = _LITERAL_OPENING.get(key)
+    if got is None:
+        w = lead[0] if len(lead) == 1 else ""
+        src = compiled.pattern
+        k = 2 if src.startswith("\\b") else 0
+        seg = src[k:k + len(w)]
+        nxt = src[k + len(w):k + len(w) + 8]
+        # caseless keywords (Hangul, CJK, ...), or a keyword followed by required blanks (``\\bdd[ \\t]{1,4}``):
+        # the ``regex`` engine rejects an occurrence there at once (issue 8: a pattern whose body scans on,
+        # ``\\bcurl\\b[^\\n]*+...``, is cheaper with the keyword checks of iter_matches)
+        got = bool(w) and len(seg) == len(w) and fold(seg) == w and not any(
+            c in "\\.^$*+?{}[]|()#" or c.isspace() for c in seg) and (
+            w == w.lower() == w.upper() == w.casefold() or nxt.startswith(("[ \\t]{", "\\s{", "[ \\t]+", "\\s+")))
+        _LITERAL_OPENING[key] = got
+    return got
+
+
 def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, timeout: Optional[float] = None):
     """``compiled.finditer(text)``, skipping texts without the pattern's keywords and trying only where a
     match can start: at a leading keyword, or within the bounded distance before an anchor keyword
@@ -1703,6 +1736,10 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
     lead = index.present_of(lead)  # a keyword absent from the text has no occurrence to try
     if not lead:
         return  # every match starts at (or within reach before) an occurrence of a leading keyword
+    if (lo == hi == 0 and _literal_opening(compiled, all_lead)
+            and len(index.occurrences(lead[0], len(text) // LITERAL_SCAN_CHARS)) > len(text) // LITERAL_SCAN_CHARS):
+        yield from compiled.finditer(text, **kw)  # the same matches (issue 8: see LITERAL_SCAN_CHARS)
+        return
     limit = len(text) // density + 4
     # keyword occurrences, each costing some work even when the checks below rule it out: past this many,
     # one ``finditer`` is cheaper
