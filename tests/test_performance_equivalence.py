@@ -433,6 +433,9 @@ def _disable_engine_shortcuts(monkeypatch):
     monkeypatch.setattr(Views, "may_match", lambda self, name, prefilter: True)
     monkeypatch.setattr(engine_module, "KEYWORD_DISPATCH", False)  # every pattern tried, whatever keywords occur
     monkeypatch.setattr(engine_module, "RULE_GATES", False)  # no group of patterns skipped by its gate
+    from hermes_audit.engine.prefilter import LiteralIndex
+
+    monkeypatch.setattr(LiteralIndex, "locate", lambda self, words: None)  # keywords searched one by one
     real_deobfuscate = deob.deobfuscate
     monkeypatch.setattr(deob, "deobfuscate", lambda text, nfkc_view=None: real_deobfuscate(text))
     monkeypatch.setattr(deob, "_letter_spaced_matches", lambda text: deob._LETTER_SPACED.finditer(text))

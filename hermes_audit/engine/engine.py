@@ -54,6 +54,8 @@ RULE_GATES = True
 GATE_MIN_CHARS = 32_768
 #: rule code -> :func:`rule_gates` of it.
 _GATES: dict = {}
+#: rule code -> :func:`rule_leads` of it.
+_LEADS: dict = {}
 _NO_GATES: tuple = ()
 #: A pattern that a gate cannot hold: back-references and named groups (numbering), global inline flags.
 _UNGATEABLE = None
@@ -184,6 +186,22 @@ def rule_gates(rule: Rule) -> tuple:
     return got
 
 
+def rule_leads(rule: Rule) -> tuple:
+    """The leading keywords (folded) of every pattern of ``rule``, as
+    :func:`hermes_audit.engine.prefilter.analyse` finds them; cached per rule code. The engine has the keyword
+    index locate them in one pass on a long text (issue 8: see ``LiteralIndex.locate``)."""
+    got = _LEADS.get(rule.code)
+    if got is None:
+        from hermes_audit.engine.prefilter import analyse
+
+        words: dict = {}
+        for p in rule.compiled:
+            lead = analyse(p.pattern, int(p.flags))[1]
+            words.update(dict.fromkeys(lead or ()))
+        got = _LEADS[rule.code] = tuple(words)
+    return got
+
+
 def _gate_finds(views: Views, view: str, gate, timeout: Optional[float]) -> bool:
     for _m in views.matches(view, gate, timeout):
         return True
@@ -196,7 +214,10 @@ def rule_matches(views: Views, rule: Rule, timeout: Optional[float] = None):
     what :meth:`Engine.run` finds for the rule before keyword dispatch, which only skips patterns that cannot
     match (issue 8; the worst-case benchmark measures a rule with it). Gates only on views of at least
     :data:`GATE_MIN_CHARS` characters, as in :meth:`Engine.run`."""
-    gates = rule_gates(rule) if RULE_GATES and len(views.get(rule.view).text) >= GATE_MIN_CHARS else _NO_GATES
+    long_text = len(views.get(rule.view).text) >= GATE_MIN_CHARS
+    gates = rule_gates(rule) if RULE_GATES and long_text else _NO_GATES
+    if long_text:
+        views.index(rule.view).locate(rule_leads(rule))
     decided: dict = {}
     for i, pat in enumerate(rule.compiled):
         g = gates[i] if gates else None
@@ -379,7 +400,10 @@ class Engine:
                     lives[rule.view] = live
                 else:
                     live = lives[rule.view] = None
-                gates = rule_gates(rule) if RULE_GATES and len(view.text) >= GATE_MIN_CHARS else _NO_GATES
+                long_text = len(view.text) >= GATE_MIN_CHARS
+                gates = rule_gates(rule) if RULE_GATES and long_text else _NO_GATES
+                if long_text:  # issue 8: the rule's leading keywords located in one pass (LiteralIndex.locate)
+                    views.index(rule.view).locate(rule_leads(rule))
                 decided = None  # gate head -> whether its gate finds a match (issue 8: see rule_gates)
                 for j, (pat, pf, key, slot, _clauses) in enumerate(plan):
                     if live is not None and slot not in live:

@@ -38,6 +38,8 @@ import re
 import sys
 import time
 from bisect import bisect_left
+from itertools import groupby, islice
+from operator import itemgetter
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
@@ -528,6 +530,16 @@ def _int_grams(blob: str) -> set:
 
 
 _NO_OCCURRENCES: list = []
+#: :meth:`LiteralIndex.locate`: texts of at least this many characters, at least this many keywords present
+#: and not yet located, and at most one occurrence per this many characters (else each is searched alone),
+#: judged first on the text's opening ``LOCATE_SAMPLE_CHARS`` characters.
+LOCATE_MIN_CHARS = 32_768
+LOCATE_MIN_KEYWORDS = 32
+LOCATE_CHARS_PER_HIT = 32
+LOCATE_SAMPLE_CHARS = 65_536
+#: sorted keyword tuple -> an Aho-Corasick automaton reporting each where it ends (:meth:`LiteralIndex.locate`).
+_LOCATORS: dict = {}
+_SECOND = itemgetter(1)
 #: Keywords asked of a long text that the accelerator's keyword set lacked (added at its next build).
 _MISSED_KEYWORDS: set = set()
 MAX_MISSED_KEYWORDS = 4_096
@@ -690,6 +702,56 @@ class LiteralIndex:
         else:
             entry[1] = True
         return occ
+
+    def locate(self, words: Iterable[str]) -> None:
+        """Find every occurrence of the members of ``words`` (already folded) not yet listed by
+        :meth:`occurrences` in one pass over the folded text, when the optional accelerator is available and
+        at least :data:`LOCATE_MIN_KEYWORDS` of them are present (issue 8: a rule of many patterns, each
+        opening with its own keywords, on a long text otherwise searches the whole text once per keyword).
+        The lists are those :meth:`occurrences` makes (ascending, overlapping ones included); when the
+        keywords occur more than once per :data:`LOCATE_CHARS_PER_HIT` characters the pass stops, and each list
+        holds the occurrences ending before that point, which :meth:`occurrences` extends from its last one
+        when asked for more. Speed only: the answers are the same."""
+        if len(self.folded) < LOCATE_MIN_CHARS or not _keywords.available():
+            return
+        occ = self._occ
+        todo = tuple(sorted({w for w in words if w not in occ and len(w) >= 2 and self.has(w)}))
+        if len(todo) < LOCATE_MIN_KEYWORDS:
+            return
+        automaton = _LOCATORS.get(todo)
+        if automaton is None:
+            if len(_LOCATORS) >= 256:
+                _LOCATORS.clear()
+            automaton = _keywords._module.Automaton()  # type: ignore[union-attr]
+            for w in todo:
+                automaton.add_word(w, w)
+            automaton.make_automaton()
+            _LOCATORS[todo] = automaton
+        # the text's opening first: when the keywords are dense there, the pass would stop early (below) and
+        # the keywords be searched one by one anyway, so it is not made
+        sample = min(len(self.folded), LOCATE_SAMPLE_CHARS)
+        most = sample // LOCATE_CHARS_PER_HIT
+        if len(list(islice(automaton.iter(self.folded, 0, sample), most + 1))) > most:
+            return
+        cap = len(self.folded) // LOCATE_CHARS_PER_HIT + 16
+        hits = list(islice(automaton.iter(self.folded), cap + 1))  # (end, keyword), by end
+        # dense keywords: the pass stops early; every occurrence ending by then is listed, so each list holds
+        # the first occurrences, which occurrences() extends from its last one when a pattern needs more
+        complete = len(hits) <= cap
+        if not complete:
+            hits.pop()  # (one ending at the same place as another could be missing)
+            last_end = hits[-1][0] if hits else -1
+            while hits and hits[-1][0] == last_end:
+                hits.pop()
+        hits.sort(key=_SECOND)  # stable: each keyword's ends stay ascending
+        for w, group in groupby(hits, key=_SECOND):
+            if w not in occ:
+                k = len(w) - 1
+                occ[w] = [[e - k for e, _w in group], complete]
+        if complete:
+            for w in todo:
+                if w not in occ:
+                    occ[w] = [[], True]
 
     def word_starts(self, s: str, text: str, most: int) -> list:
         """:meth:`occurrences` of ``s`` without those just after an ASCII word character of ``text`` (the text
