@@ -13,7 +13,7 @@ from typing import Optional, Sequence
 
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind, classify
-from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, ReadStatus, read_file
+from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, ReadStatus, is_dir_symlink, is_real_dir, read_file
 from hermes_audit.engine.catalog import DEFAULT_VERSION, Catalog, Rule, load_catalog
 from hermes_audit.engine.engine import Engine, EngineError, make_finding
 from hermes_audit.findings import Finding, Position, Severity, Span, assign_fingerprints
@@ -190,6 +190,22 @@ def _read_document(path: Path, display: str, kind: DocumentKind, root: Optional[
         return Document(path=display, kind=kind, read=ReadResult(ReadStatus.UNREADABLE, detail=msg), abs_path=path)
 
 
+def unscannable_reason(path: Path) -> Optional[str]:
+    """Why a path argument gives nothing to scan, ``None`` when it can be scanned: a symbolic link to a
+    directory (never followed) or a directory that cannot be listed. Never raises. Named beside scannable
+    paths it gets a note (:func:`collect_documents`); named alone, the CLI makes it a usage error."""
+    if is_dir_symlink(path):
+        return ("a symbolic link to a directory; hermes-audit does not follow it (a hostile repository could "
+                "point it anywhere): scan its target instead")
+    if is_real_dir(path):
+        from hermes_audit.documents.discovery import unlistable  # issue 8: start-up (files need no tree walk)
+
+        why = unlistable(path)
+        if why is not None:
+            return f"cannot list directory: {why}; nothing in it was scanned"
+    return None
+
+
 def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[str],
                       errors: Optional[list[EngineError]] = None,
                       empty_dirs: Optional[list[str]] = None,
@@ -208,21 +224,14 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
     docs: list[Document] = []
     seen: set[str] = set()
     dropped: set[str] = set()
-    from hermes_audit.documents.reader import is_dir_symlink, is_real_dir  # never raise (a closed directory)
-
     for raw in paths:
         p = Path(raw)
-        if is_dir_symlink(p):
-            notes.append(f"{_display(p, base) or raw} is a symbolic link to a directory; hermes-audit does not "
-                         "follow it (a hostile repository could point it anywhere): scan its target instead")
+        why = unscannable_reason(p)
+        if why is not None:  # named but not scanned: a note here, exit 2 when it was all (cli/scan_cmd.py)
+            notes.append(f"{_display(p, base) or raw}: {why}")
             continue
         if is_real_dir(p):
-            from hermes_audit.documents.discovery import discover, unlistable  # issue 8: start-up (files need no tree walk)
-
-            why = unlistable(p)
-            if why is not None:  # named but not scanned: a note here, exit 2 when it was all (cli/scan_cmd.py)
-                notes.append(f"cannot list directory {_display(p, base) or raw}: {why}; its files were not scanned")
-                continue
+            from hermes_audit.documents.discovery import discover  # issue 8: start-up (files need no tree walk)
 
             res = discover(p, base=base, use_git=options.use_git)
             notes.extend(res.notes)

@@ -101,7 +101,7 @@ def test_closed_directory_beside_a_file_is_one_note(closed_tree, use_git):
     out = json.loads(res.stdout)
     assert [f["path"] for f in out["files"]] == ["AGENTS.md"]
     assert [n for n in out["notes"] if "closed" in n] == [
-        "cannot list directory closed: Permission denied; its files were not scanned"]
+        "closed: cannot list directory: Permission denied; nothing in it was scanned"]
     assert not any(n.startswith("no file under") for n in out["notes"])
     assert not [f for f in out["findings"] if f["path"].startswith("closed/")]  # no session simulated in it
 

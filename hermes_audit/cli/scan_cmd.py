@@ -45,24 +45,6 @@ def _note_empty_directories(result, use_git: bool, to_stderr: bool) -> None:
             click.echo(one_line("note: " + note), err=True)
 
 
-def _unscannable_reason(path: Path) -> Optional[str]:
-    """Why a path argument gives nothing to scan (a symbolic link to a directory, a directory that cannot be
-    listed), ``None`` when it can be scanned. Named beside scannable paths it only gets a note
-    (:func:`hermes_audit.scan.collect_documents`); named alone it is a usage error."""
-    from hermes_audit.documents.reader import is_dir_symlink, is_real_dir
-
-    if is_dir_symlink(path):
-        return ("a symbolic link to a directory; hermes-audit does not follow it (a hostile repository could "
-                "point it anywhere): scan its target instead")
-    if is_real_dir(path):
-        from hermes_audit.documents.discovery import unlistable
-
-        why = unlistable(path)
-        if why is not None:
-            return f"cannot list directory: {why}; nothing in it was scanned"
-    return None
-
-
 def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -> str:
     """Render a scan result in one of :data:`FORMATS`."""
     if fmt == "json":
@@ -171,7 +153,9 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     for t in targets:
         if not path_present(t):  # a file in a directory we cannot enter exists: the reader reports it skipped
             raise CliError(f"{t}: no such file or directory")
-    unscannable = [_unscannable_reason(t) for t in targets]
+    from hermes_audit.scan import unscannable_reason
+
+    unscannable = [unscannable_reason(t) for t in targets]
     if all(unscannable):  # nothing else to scan: a gate must not pass on nothing
         raise CliError(f"{targets[0]}: {unscannable[0]}")
     first = targets[0].absolute()

@@ -144,9 +144,7 @@ def path_present(path: Path) -> bool:
     long) counts as present, so the reader reports it as unreadable instead of "no such file"."""
     try:
         os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    except ValueError:  # an embedded NUL
+    except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: an embedded NUL
         return False
     except OSError:
         return True

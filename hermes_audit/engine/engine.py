@@ -202,10 +202,39 @@ def rule_leads(rule: Rule) -> tuple:
     return got
 
 
-def _gate_finds(views: Views, view: str, gate, timeout: Optional[float]) -> bool:
-    for _m in views.matches(view, gate, timeout):
-        return True
-    return False
+class _Gating:
+    """The gates of one rule's pattern groups on one view (:func:`rule_gates`), each checked at most once."""
+
+    __slots__ = ("views", "view", "gates", "timeout", "decided")
+
+    def __init__(self, views: Views, view: str, gates: tuple, timeout: Optional[float]) -> None:
+        self.views, self.view, self.gates, self.timeout = views, view, gates, timeout
+        self.decided: dict = {}  # gate head -> whether its gate finds a match
+
+    def open(self, i: int) -> bool:
+        """False when pattern ``i`` is in a group whose gate finds no match in the view (it cannot match)."""
+        g = self.gates[i]
+        if g is None:
+            return True
+        ok = self.decided.get(g[0])
+        if ok is None:
+            ok = False
+            for _m in self.views.matches(self.view, g[1], self.timeout):
+                ok = True
+                break
+            self.decided[g[0]] = ok
+        return ok
+
+
+def _long_text_gating(views: Views, rule: Rule, timeout: Optional[float]) -> Optional[_Gating]:
+    """On a view of at least :data:`GATE_MIN_CHARS` characters: the rule's leading keywords located in one pass
+    (``LiteralIndex.locate``) and its gates (:class:`_Gating`, ``None`` when it has none); ``None`` on a shorter
+    view (issue 8: both pay only on long texts)."""
+    if len(views.get(rule.view).text) < GATE_MIN_CHARS:
+        return None
+    views.index(rule.view).locate(rule_leads(rule))
+    gates = rule_gates(rule) if RULE_GATES else _NO_GATES
+    return _Gating(views, rule.view, gates, timeout) if gates else None
 
 
 def rule_matches(views: Views, rule: Rule, timeout: Optional[float] = None):
@@ -214,20 +243,10 @@ def rule_matches(views: Views, rule: Rule, timeout: Optional[float] = None):
     what :meth:`Engine.run` finds for the rule before keyword dispatch, which only skips patterns that cannot
     match (issue 8; the worst-case benchmark measures a rule with it). Gates only on views of at least
     :data:`GATE_MIN_CHARS` characters, as in :meth:`Engine.run`."""
-    long_text = len(views.get(rule.view).text) >= GATE_MIN_CHARS
-    gates = rule_gates(rule) if RULE_GATES and long_text else _NO_GATES
-    if long_text:
-        views.index(rule.view).locate(rule_leads(rule))
-    decided: dict = {}
+    gating = _long_text_gating(views, rule, timeout)
     for i, pat in enumerate(rule.compiled):
-        g = gates[i] if gates else None
-        if g is not None:
-            ok = decided.get(g[0])
-            if ok is None:
-                ok = decided[g[0]] = _gate_finds(views, rule.view, g[1], timeout)
-            if not ok:
-                continue
-        yield from views.matches(rule.view, pat, timeout)
+        if gating is None or gating.open(i):
+            yield from views.matches(rule.view, pat, timeout)
 
 
 def make_finding(
@@ -400,11 +419,7 @@ class Engine:
                     lives[rule.view] = live
                 else:
                     live = lives[rule.view] = None
-                long_text = len(view.text) >= GATE_MIN_CHARS
-                gates = rule_gates(rule) if RULE_GATES and long_text else _NO_GATES
-                if long_text:  # issue 8: the rule's leading keywords located in one pass (LiteralIndex.locate)
-                    views.index(rule.view).locate(rule_leads(rule))
-                decided = None  # gate head -> whether its gate finds a match (issue 8: see rule_gates)
+                gating = _long_text_gating(views, rule, self.regex_timeout)
                 for j, (pat, pf, key, slot, _clauses) in enumerate(plan):
                     if live is not None and slot not in live:
                         continue  # issue 8: no keyword of one of its prefilter clauses occurs in the view
@@ -412,15 +427,8 @@ class Engine:
                         pf = (_CHECKS.get(key) or _check_prefilters(key, pf))[ascii_text]
                     if not views.may_match(rule.view, pf):
                         continue
-                    g = gates[j] if gates else None
-                    if g is not None:
-                        if decided is None:
-                            decided = {}
-                        ok = decided.get(g[0])
-                        if ok is None:
-                            ok = decided[g[0]] = _gate_finds(views, rule.view, g[1], self.regex_timeout)
-                        if not ok:
-                            continue  # no member of the group matches in this view
+                    if gating is not None and not gating.open(j):
+                        continue  # no member of its group matches in this view (issue 8: see rule_gates)
                     for m in views.matches(rule.view, pat, self.regex_timeout):
                         if capped.get(rule.code, 0) >= MAX_FINDINGS_PER_RULE:
                             capped[rule.code] += 1  # counted, not kept (issue 8: bounded memory)

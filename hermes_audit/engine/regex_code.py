@@ -325,15 +325,20 @@ def _captured(modules, declared, capture) -> dict:
     return out
 
 
+def _rebuilt(known: dict, build: Any, pattern: str, flags: int) -> Any:
+    """The pattern ``build`` makes from the record remembered in ``known`` for ``(pattern, flags)``, or ``None``
+    (no record, or one that does not build)."""
+    record = known.get(f"{int(flags)}\x00{pattern}")
+    return build(record) if record is not None else None
+
+
 def compile_known(pattern: str, flags: int) -> Any:
     """``regex.compile(pattern, flags)``, built from remembered op-codes when the catalog cache had them
     (a rule's detector parameters, e.g. the ``html-comments`` patterns; issue 8). Raises ``regex.error``
     like ``regex.compile``."""
-    record = _KNOWN.get(f"{int(flags)}\x00{pattern}")
-    if record is not None:
-        compiled = from_code(record)
-        if compiled is not None:
-            return compiled
+    compiled = _rebuilt(_KNOWN, from_code, pattern, flags)
+    if compiled is not None:
+        return compiled
     import regex
 
     return regex.compile(pattern, flags)
@@ -410,15 +415,12 @@ def re_compile_known(pattern: str, flags: int) -> Any:
     """``re.compile(pattern, flags)``, built from remembered op-codes (:func:`remember_re`) when the catalog
     cache had them (Hermes' patterns, the built-in ``re`` constants, the helper patterns of the engine's
     candidate-start narrowing). Raises ``re.error`` like ``re.compile``."""
-    flags = int(flags)
-    record = _RE_KNOWN.get(f"{flags}\x00{pattern}")
-    if record is not None:
-        compiled = re_from_code(record)
-        if compiled is not None:
-            return compiled
+    compiled = _rebuilt(_RE_KNOWN, re_from_code, pattern, flags)
+    if compiled is not None:
+        return compiled
     import re
 
-    return re.compile(pattern, flags)
+    return re.compile(pattern, int(flags))
 
 
 def re_builtin_codes() -> dict:
