@@ -199,6 +199,8 @@ class Env:
         shutil.copytree(ROOT / "rules", pkg / "_rules")
         subprocess.run([self.py, "-m", "compileall", "-q", str(self.install)], check=True, capture_output=True)
         self.cache.mkdir(parents=True, exist_ok=True)
+        self.no_server = self.work / "no-server"
+        self.no_server.mkdir(mode=0o700, exist_ok=True)
         self.accelerator = self._install_fast_extra()
 
     def _install_fast_extra(self) -> str:
@@ -221,6 +223,9 @@ class Env:
         else:
             e.pop("PYTHONPATH", None)
         e["HERMES_AUDIT_CACHE_DIR"] = str(self.cache)
+        # a private, empty socket directory: no section meets a scan server the user may be running
+        # (the pre-commit section starts its own in another directory, see bench_precommit)
+        e["HERMES_AUDIT_SERVER_DIR"] = str(self.no_server)
         if not cache:
             e["HERMES_AUDIT_NO_CACHE"] = "1"
         j = jobs if jobs is not None else self.jobs
@@ -230,7 +235,7 @@ class Env:
 
     def cli(self, *args: str, hwm: bool = False) -> list[str]:
         """The ``hermes-audit`` console entry point; with ``hwm`` the process records its peak RSS."""
-        return [self.py, "-c", (HWM_PRELUDE if hwm else "") + "from hermes_audit.cli.main import main; main()", *args]
+        return [self.py, "-c", (HWM_PRELUDE if hwm else "") + "from hermes_audit.server.client import main; main()", *args]
 
     def oracle(self) -> Optional[Path]:
         if self.oracle_py is None and not self.oracle_note:
@@ -272,14 +277,43 @@ def bench_precommit(env: Env, size: dict) -> dict:
         floor.append(run_proc(floor_cmd, e, root).wall)
         editable.append(run_proc(ours_cmd, e_edit, root).wall)
     check = run_proc(ours_cmd, e, root)
+    served = _precommit_with_server(env, e, root, ours_cmd, floor_cmd, size["precommit_runs"], check)
     o, f, ed = statistics.median(ours), statistics.median(floor), statistics.median(editable)
     return {
         "files": len(files), "bytes": sum(p.stat().st_size for p in files), "runs": size["precommit_runs"],
         "hermes_audit_s": o, "floor_s": f, "ratio": o / f, "target_ratio": TARGET_PRECOMMIT_RATIO,
         "met": o / f <= TARGET_PRECOMMIT_RATIO,
         "first_run_empty_cache_s": cold.wall, "editable_no_bytecode_s": ed,
-        "exit_code": check.code,
+        "exit_code": check.code, "server": served,
     }
+
+
+def _precommit_with_server(env: Env, e: dict, root: Path, ours_cmd: list[str], floor_cmd: list[str], runs: int,
+                           in_process: Proc) -> dict:
+    """The same command while ``hermes-audit server start`` runs (its own socket directory), against the
+    floor measured again in turn; the output must be the in-process run's, byte for byte."""
+    sock = env.work / "server-sock"
+    shutil.rmtree(sock, ignore_errors=True)
+    sock.mkdir(mode=0o700)
+    e_srv = {**e, "HERMES_AUDIT_SERVER_DIR": str(sock)}
+    started = run_proc(env.cli("server", "start", "--idle-timeout", "600"), e_srv, root)
+    if started.code != 0:
+        return {"error": (started.err or started.out).decode("utf-8", "replace").strip()[:300]}
+    try:
+        first = run_proc(ours_cmd, e_srv, root)
+        ours, floor = [], []
+        for _ in range(runs):
+            ours.append(run_proc(ours_cmd, e_srv, root).wall)
+            floor.append(run_proc(floor_cmd, e, root).wall)
+        status = run_proc(env.cli("server", "status"), e_srv, root).out.decode()
+    finally:
+        run_proc(env.cli("server", "stop"), e_srv, root)
+    o, f = statistics.median(ours), statistics.median(floor)
+    served = next((int(line.split(":")[1].split(",")[0]) for line in status.splitlines()
+                   if line.startswith("scans served:")), 0)
+    return {"hermes_audit_s": o, "floor_s": f, "ratio": o / f, "met": o / f <= TARGET_PRECOMMIT_RATIO,
+            "first_after_start_s": first.wall, "served": served, "runs": runs + 1,
+            "same_output": (first.code, first.out, first.err) == (in_process.code, in_process.out, in_process.err)}
 
 
 # --- 2. throughput -----------------------------------------------------------------------------------
@@ -736,6 +770,14 @@ def table(results: dict) -> str:
         lines.append(f"| pre-commit: `hermes-audit scan` on {p['files']} small files (median of {p['runs']}) | "
                      f"{_fmt(p['hermes_audit_s'], 's')} | minimal click program {_fmt(p['floor_s'], 's')} | "
                      f"{_fmt(p['ratio'], 'x')} | <= {TARGET_PRECOMMIT_RATIO}x {'met' if p['met'] else 'NOT met'} |")
+        srv = p.get("server") or {}
+        if "ratio" in srv:
+            lines.append(f"| pre-commit, the same with the scan server running (`hermes-audit server start`, opt-in) | "
+                         f"{_fmt(srv['hermes_audit_s'], 's')} | {_fmt(srv['floor_s'], 's')} | {_fmt(srv['ratio'], 'x')} | "
+                         f"<= {TARGET_PRECOMMIT_RATIO}x {'met' if srv['met'] else 'NOT met'}; "
+                         f"{srv['served']} of {srv['runs']} scans served, same output: {'yes' if srv['same_output'] else 'NO'} |")
+        elif srv:
+            lines.append(f"| pre-commit with the scan server | not measured: {srv.get('error')} | | | |")
         lines.append(f"| pre-commit, first run with an empty cache | {_fmt(p['first_run_empty_cache_s'], 's')} | "
                      f"{_fmt(p['floor_s'], 's')} | {_fmt(p['first_run_empty_cache_s'] / p['floor_s'], 'x')} | |")
         lines.append(f"| pre-commit, editable checkout without bytecode | {_fmt(p['editable_no_bytecode_s'], 's')} | "

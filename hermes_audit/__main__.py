@@ -1,6 +1,6 @@
 """``python -m hermes_audit`` entry point."""
 
-from hermes_audit.cli.main import main
+from hermes_audit.server.client import main
 
 if __name__ == "__main__":  # pragma: no cover
     main()

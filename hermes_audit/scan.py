@@ -392,6 +392,8 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     selected_codes = {r.code for r in rules}
     scanner = scanner_for(catalog.parity, profile.name)
     engine = Engine(rules)
+    # issue 8: the audit rules search the same texts for their keywords: Hermes' scanner shares that search
+    scanner.share_keywords = any(r.patterns for r in engine.rules)
     result = ScanResult(hermes_version=profile.name, options=options, rules_run=rules)
     if options.loading and options.session_cwd is not None:  # a bad --cwd fails now, not after the scan
         from hermes_audit.hermes.loading import session_directory

@@ -323,6 +323,36 @@ def test_accelerated_literal_index_is_exact(text, automaton_keys, literals, repe
         pre._keyword_search = real
 
 
+@SETTINGS
+@given(st.text(alphabet=st.sampled_from(_KW_ALPHABET + ["\x00", "\t"]), max_size=300),
+       st.lists(st.text(alphabet=st.sampled_from(_KW_ALPHABET + ["\x00"]), min_size=1, max_size=6), max_size=10),
+       st.integers(1, 60), st.sampled_from(["", " ", "\n", " \t\n"]), st.sampled_from(["", " ", "\n\n"]),
+       st.integers(0, 400))
+@example("the cat", ["he", "at", "the", "cat\n", " the"], 30, "\n", " ", 3)
+@example("a\x00 \x00b\n\x00\t\x00", ["a\x00", "\x00b", "b\n"], 3, "", "", 50)  # the automaton's placeholders
+def test_keyword_search_remembered_and_bounded_answers_are_exact(text, automaton_keys, repeat, before, after, most):
+    """issue 8: :meth:`KeywordSearch.present` for a text after :meth:`~KeywordSearch.present_unspaced` for that
+    text stripped (Hermes' scan, then the audit's raw view) reuses the keywords without whitespace and still
+    equals plain substring tests, keywords with whitespace at the stripped ends included; the bounded pass
+    (:meth:`~KeywordSearch.present_bounded`) is exact or gives up."""
+    keywords = _accelerator()
+    search = keywords.KeywordSearch([fold(k) for k in automaton_keys])
+    padded = before + fold(text * repeat) + after
+    stripped = padded.strip()
+    unspaced = {k for k in search.keys if [k] == k.split()}
+    assert search.present_unspaced(stripped) == {k for k in unspaced if k in stripped}
+    assert search.present(padded) == {k for k in search.keys if k in padded}
+    assert search.present_unspaced(padded) == {k for k in unspaced if k in padded}
+    assert search.present(stripped) == {k for k in search.keys if k in stripped}
+    for _ in range(keywords.RECENT + 1):  # other texts push the remembered answers out
+        search.present(padded + "x")
+    assert search.present(padded) == {k for k in search.keys if k in padded}
+    got = search.present_bounded(padded, most)
+    assert got is None or got == {k for k in search.keys if k in padded}
+    if len(padded) * len(search.keys) <= most:
+        assert got is not None  # at most len(text) occurrences per keyword
+
+
 def test_accelerator_switch(monkeypatch):
     """``HERMES_AUDIT_PURE_PYTHON=1`` turns the accelerator off (the pure-Python path answers)."""
     import subprocess
@@ -520,7 +550,8 @@ def test_encoded_payload_runs_equal_whole_text_search(parts):
 @given(st.text(alphabet=st.sampled_from(_PAYLOAD_ALPHABET + ["é", "`"]), max_size=400))
 @example("x" * 19 + " " + "y" * 20 + "=" + "-" * 25)
 def test_payload_runs_pattern_equals_plain_run_pattern(text):
-    """The look-behind form of ``payloads._RUNS`` gives the spans of the plain ``[...]{20,}`` (issue 8)."""
+    """``payloads._RUNS`` (each run found with the character before it) gives the spans of the plain
+    ``[...]{20,}`` (issue 8)."""
     from hermes_audit.engine import payloads
 
     plain = re.compile(r"[A-Za-z0-9+/=_-]{20,}")
@@ -782,6 +813,48 @@ def test_map_documents_small_work_stays_in_process():
     from hermes_audit.parallel import map_documents
 
     assert map_documents(len, ["a", "bb", "ccc"], (), jobs=4) == [1, 2, 3]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork start method")
+def test_map_documents_shares_work_with_forked_workers(monkeypatch):
+    # issue 8: this process takes documents from the shared counter too; results keep the input order
+    import os
+    import time
+
+    from hermes_audit import parallel
+
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_CHARS", 1)
+    docs = [f"doc {i} " * (i % 7 + 1) for i in range(48)]
+
+    def work(d):
+        time.sleep(0.005)  # long enough that the forked worker gets some documents
+        return (len(d), d[:6], os.getpid())
+
+    got = parallel.map_documents(work, docs, (), jobs=2)
+    assert [g[:2] for g in got] == [(len(d), d[:6]) for d in docs]
+    pids = {g[2] for g in got}
+    assert os.getpid() in pids and len(pids) == 2
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork start method")
+@pytest.mark.parametrize("failure", ["raises", "dies"])
+def test_map_documents_recomputes_a_failed_workers_documents(monkeypatch, failure):
+    import os
+
+    from hermes_audit import parallel
+
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_CHARS", 1)
+    parent = os.getpid()
+    docs = [str(i) * 50 for i in range(40)]
+
+    def work(d):
+        if os.getpid() != parent:
+            if failure == "dies":
+                os._exit(3)
+            raise RuntimeError("worker failure")
+        return d[::-1]
+
+    assert parallel.map_documents(work, docs, (), jobs=3) == [d[::-1] for d in docs]
 
 
 def test_bounded_anchor_finds_every_match_start():
@@ -1880,19 +1953,25 @@ _DISTINCT_FILLER = " ".join(f"w{i}x" for i in range(1_500))  # > 4,096 character
 
 @SETTINGS
 @given(st.lists(st.sampled_from(_ATOMS), max_size=40), st.sampled_from(["context", "strict"]),
-       st.sampled_from(["0.19", "latest"]), st.booleans())
-def test_threat_scanner_keyword_accelerator_equals_reference(parts, scope, version, accelerated):
+       st.sampled_from(["0.19", "latest"]), st.booleans(), st.booleans())
+def test_threat_scanner_keyword_accelerator_equals_reference(parts, scope, version, accelerated, share):
     """Long texts (token-deduplicated look-ups over 4,096 characters) take the one-pass keyword search of
-    ``hermes-audit[fast]`` for the parity prefilter when it is installed; verdicts equal the reference
-    either way."""
+    ``hermes-audit[fast]`` for the parity prefilter when it is installed, or, with ``share_keywords``, the
+    audit's shared keyword search; dense keywords make the one pass give up (issue 8). Verdicts and located
+    hits equal the reference either way."""
     from hermes_audit.engine import keywords
 
     saved = keywords.ENABLED
     keywords.ENABLED = accelerated and saved
     try:
         scanner = ThreatScanner(load_catalog().parity, version)
-        for text in (_DISTINCT_FILLER + " " + " ".join(parts), " ".join(parts) + "\n" + _DISTINCT_FILLER):
+        scanner.share_keywords = share
+        dense = "ignore all previous you are now " * 300
+        for text in (_DISTINCT_FILLER + " " + " ".join(parts), " ".join(parts) + "\n" + _DISTINCT_FILLER,
+                     "\n" + " ".join(parts) + " " + _DISTINCT_FILLER[:2_000] + "\n\n", dense + " ".join(parts)):
             assert scanner.scan(text, scope) == scanner.scan_reference(text, scope)
+            got = [(h.pattern_id, h.start, h.end) for h in scanner.locate(text, scope)]
+            assert got == _reference_locate(scanner, text, scope)
         assert (scanner._keyword_search is not None) == (accelerated and saved)
     finally:
         keywords.ENABLED = saved
@@ -2115,3 +2194,78 @@ def test_rule_gates_leave_odd_patterns_alone():
     for odd in (r"(a)b[^x]{0,9}\1", r"(?P<n>a)b[^x]{0,9}c", r"ab[^x]{0,9}c|d", r"(?i)ab[^x]{0,9}c"):
         g = rule_gates(rule("TGATE-" + odd, [odd, odd + "e"]))
         assert g == ()
+
+
+def test_rule_gate_runs_only_with_two_live_members(cat, monkeypatch):
+    """Issue 8 (HA302 on a text dense with ``<hidden``): a group's gate is run only when two or more of its
+    members pass their keyword prefilters in the view; otherwise the members run alone. The findings of
+    :func:`rule_matches` are those of every pattern's ``finditer`` either way."""
+    import regex as rx
+
+    from hermes_audit.engine import engine as eng
+
+    r = next(x for x in cat.rules if x.code == "HA302")
+    gates = eng.rule_gates(r)
+    assert sum(g is not None for g in gates) >= 2
+    ran: list = []
+    real = eng.Views.matches
+
+    def spy(self, name, pattern, timeout=None):
+        ran.append(pattern)
+        return real(self, name, pattern, timeout)
+
+    monkeypatch.setattr(eng.Views, "matches", spy)
+    one = "<hidden" * 6_000  # only the pattern for the hidden attribute has its keywords here
+    two = '<p style="display:flex" class="y">' * 1_000 + one  # the style and class members pass: the gate runs
+    hidden = '<div hidden>' + "x" * 40 + "</div>"
+    for text, gate_runs in ((one, False), (two, True), (two + hidden, True)):
+        assert len(text) >= eng.GATE_MIN_CHARS
+        ran.clear()
+        got = [(m.start(), m.end()) for m in eng.rule_matches(eng.Views(text), r)]
+        want = sorted((m.start(), m.end()) for p in r.compiled for m in rx.compile(p.pattern, p.flags).finditer(text))
+        assert sorted(got) == want
+        assert any(g is not None and p is g[1] for p in ran for g in gates) == gate_runs
+
+def _dense_near_miss(r, size: int) -> str:
+    """``size`` characters of rule ``r``'s keywords (leading keywords and required literals of each pattern)
+    separated by short fillers, with the rule's match examples spread through it: keywords once per 10 to 100
+    characters, the density at which :func:`iter_matches` gives up on its per-occurrence loop."""
+    from hermes_audit.engine.prefilter import analyse
+
+    words: list = []
+    for p in r.compiled:
+        pf, lead, _d, _w = analyse(p.pattern, int(p.flags))
+        words += list(lead or ())
+        words += [sorted(c)[0] for c in (pf.clauses if pf is not None else ())]
+    words = [w for w in dict.fromkeys(words) if w] or ["x"]
+    fillers = [" ", " word ", "-- .. ", "\t", "", " the user ", "\n"]
+    out, k = [], 0
+    while sum(map(len, out)) < size:
+        out.append(words[k % len(words)] + fillers[k % len(fillers)])
+        if k % 97 == 0 and r.examples_match:
+            out.append(" " + r.examples_match[(k // 97) % len(r.examples_match)] + "\n")
+        k += 1
+    return "".join(out)[:size]
+
+
+@pytest.mark.parametrize("cheaper", [True, False])
+def test_iter_matches_equals_finditer_on_dense_long_texts(cat, monkeypatch, cheaper):
+    """Issue 8 (worst case per rule): on texts long enough for the timed choice between one ``match`` per
+    keyword occurrence and one ``finditer`` (``_every_start``/``_starts_cheaper``) and for the tail-first
+    search (whose probe skips keyword occurrences just after a word character when it opens with ``\\b``),
+    both choices give ``finditer``'s matches, for every audit pattern of the rules that open with several
+    keywords."""
+    from hermes_audit.engine import prefilter
+
+    monkeypatch.setattr(prefilter, "_starts_cheaper", lambda compiled, text, starts, deadline: cheaper)
+    checked = 0
+    for r in cat.rules:
+        if not r.compiled or r.code not in ("HA401", "HA501", "HA102", "HA103", "HA104", "HA402", "HA502"):
+            continue
+        text = _dense_near_miss(r, prefilter.SAMPLE_MIN_CHARS + 5_000)
+        for i, p in enumerate(r.compiled):
+            real = materialize(p)
+            index = prefilter.LiteralIndex(text)
+            assert _spans(iter_matches(p, text, index)) == _spans(real.finditer(text)), (r.code, i)
+            checked += 1
+    assert checked >= 40

@@ -67,15 +67,22 @@ def test_try_repo_blocks_poisoned_and_passes_clean(tmp_path, precommit_env):
     assert "Passed" in good.stdout
 
 
-def test_installed_hook_refuses_the_commit(tmp_path, precommit_env):
+def _committed_head() -> str:
+    """HEAD of this repository; skips the test when the hook's files have uncommitted changes (the hook
+    would then not be what is tested)."""
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     dirty = subprocess.run(["git", "status", "--porcelain", "--", "hermes_audit", "rules", ".pre-commit-hooks.yaml",
                             "pyproject.toml"], cwd=ROOT, capture_output=True, text=True)
     if head.returncode != 0 or dirty.stdout.strip():
-        pytest.skip("this repository has uncommitted changes to the hook; the installed-hook test needs a commit")
+        pytest.skip("this repository has uncommitted changes to the hook; this test needs a commit")
+    return head.stdout.strip()
+
+
+def test_installed_hook_refuses_the_commit(tmp_path, precommit_env):
+    head = _committed_head()
     repo = _git_repo(tmp_path / "work2", precommit_env)
     (repo / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {ROOT.as_posix()}\n    rev: {head.stdout.strip()}\n    hooks:\n      - id: hermes-audit\n",
+        f"repos:\n  - repo: {ROOT.as_posix()}\n    rev: {head}\n    hooks:\n      - id: hermes-audit\n",
         encoding="utf-8")
     inst = _pre_commit("install", cwd=repo, env=precommit_env)
     assert inst.returncode == 0, inst.stderr
@@ -92,3 +99,54 @@ def test_installed_hook_refuses_the_commit(tmp_path, precommit_env):
     ok = subprocess.run(["git", "commit", "-m", "clean"], cwd=repo, env=precommit_env, capture_output=True, text=True,
                         timeout=900)
     assert ok.returncode == 0, ok.stdout + ok.stderr
+
+
+def test_hook_hands_scans_to_a_server_with_HERMES_AUDIT_SERVER(tmp_path, precommit_env):
+    """With ``HERMES_AUDIT_SERVER=1`` the hook's first scan starts the hook environment's own scan server
+    (docs/server.md) and the next scan is handed to it, with the same result."""
+    import socket
+    import time
+
+    from hermes_audit.server import wire
+
+    if not wire.supported():
+        pytest.skip("the scan server needs Linux")
+    head = _committed_head()  # an installed revision: one hook environment (installation) for both runs
+    sock_dir = tmp_path / "sock"
+    sock_dir.mkdir(mode=0o700)
+    env = dict(precommit_env, HERMES_AUDIT_SERVER="1", HERMES_AUDIT_SERVER_DIR=str(sock_dir))
+    repo = _git_repo(tmp_path / "work3", env)
+    (repo / "AGENTS.md").write_text(POISON, encoding="utf-8")
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {ROOT.as_posix()}\n    rev: {head}\n    hooks:\n      - id: hermes-audit\n",
+        encoding="utf-8")
+    subprocess.run(["git", "add", "AGENTS.md", ".pre-commit-config.yaml"], cwd=repo, check=True, env=env)
+    runs = []
+    sockets: list[Path] = []
+    try:
+        for _ in range(2):
+            runs.append(_pre_commit("run", "--all-files", "--verbose", cwd=repo, env=env))
+            for _ in range(300):
+                sockets = sorted(sock_dir.glob("*.sock"))
+                if sockets:
+                    break
+                time.sleep(0.1)
+        assert [r.returncode for r in runs] == [1, 1], [r.stdout + r.stderr for r in runs]
+        assert all("HA101" in r.stdout and "AGENTS.md:3:1" in r.stdout for r in runs)
+        assert len(sockets) == 1, sockets
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(30)
+            s.connect(str(sockets[0]))
+            wire.send(s, {"op": "status"})
+            reply, _ = wire.recv(s)
+        assert reply[0] == "status" and reply[1]["served"] >= 1 and reply[1]["failed"] == 0, reply
+    finally:
+        for path in sock_dir.glob("*.sock"):
+            try:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                    s.settimeout(30)
+                    s.connect(str(path))
+                    wire.send(s, {"op": "stop"})
+                    wire.recv(s)
+            except (OSError, wire.ServerUnavailable):
+                pass

@@ -20,6 +20,7 @@ _COMMANDS = {
     "profile": ("hermes_audit.cli.profile_cmd", "profile"),
     "prompt": ("hermes_audit.cli.prompt_cmd", "prompt"),
     "init": ("hermes_audit.cli.init_cmd", "init"),
+    "server": ("hermes_audit.cli.server_cmd", "server"),
 }
 
 

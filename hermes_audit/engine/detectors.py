@@ -279,8 +279,8 @@ def detect_zero_width_encoding(text: str, params: dict) -> Iterator[DetectorHit]
 
 def detect_bidi(text: str, params: dict) -> Iterator[DetectorHit]:
     """Explicit bidi embedding, override and isolate controls; unbalanced ones per line are flagged."""
-    if uc.BIDI_CONTROLS.isdisjoint(distinct_chars(text)):
-        return  # nothing to report (issue 8: skip the per-line walk)
+    if text.isascii() or uc.BIDI_CONTROLS.isdisjoint(distinct_chars(text)):
+        return  # nothing to report (issue 8: skip the per-line walk; no bidi control is ASCII)
     line_start = 0
     for line in text.split("\n"):
         stack: list[str] = []

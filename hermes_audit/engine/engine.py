@@ -205,25 +205,45 @@ def rule_leads(rule: Rule) -> tuple:
 class _Gating:
     """The gates of one rule's pattern groups on one view (:func:`rule_gates`), each checked at most once."""
 
-    __slots__ = ("views", "view", "gates", "timeout", "decided")
+    __slots__ = ("views", "view", "gates", "timeout", "decided", "patterns")
 
-    def __init__(self, views: Views, view: str, gates: tuple, timeout: Optional[float]) -> None:
+    def __init__(self, views: Views, view: str, gates: tuple, timeout: Optional[float], patterns: tuple = ()) -> None:
         self.views, self.view, self.gates, self.timeout = views, view, gates, timeout
+        self.patterns = patterns  # the rule's compiled patterns, in order (empty: the gates are always run)
         self.decided: dict = {}  # gate head -> whether its gate finds a match
 
     def open(self, i: int) -> bool:
-        """False when pattern ``i`` is in a group whose gate finds no match in the view (it cannot match)."""
+        """False when pattern ``i`` is in a group whose gate finds no match in the view (it cannot match).
+        The gate is run only when two or more members of the group pass their keyword prefilters in the view:
+        with one, that member's own keyword-led scan is cheaper than the gate (issue 8: a text dense with one
+        member's keywords paid for the whole group's gate)."""
         g = self.gates[i]
         if g is None:
             return True
         ok = self.decided.get(g[0])
         if ok is None:
-            ok = False
-            for _m in self.views.matches(self.view, g[1], self.timeout):
-                ok = True
-                break
+            ok = True
+            if self._live_members(g[0]) >= 2:
+                ok = False
+                for _m in self.views.matches(self.view, g[1], self.timeout):
+                    ok = True
+                    break
             self.decided[g[0]] = ok
         return ok
+
+    def _live_members(self, head) -> int:
+        """How many members of the group ``head`` may match by their keyword prefilters (at most 2 counted)."""
+        if not self.patterns:
+            return 2
+        from hermes_audit.engine.prefilter import prefilter_for
+
+        index, live = self.views.index(self.view), 0
+        for j, g in enumerate(self.gates):
+            if g is not None and g[0] == head and index.passes(prefilter_for(self.patterns[j])):
+                live += 1
+                if live >= 2:
+                    break
+        return live
 
 
 def _long_text_gating(views: Views, rule: Rule, timeout: Optional[float]) -> Optional[_Gating]:
@@ -234,7 +254,7 @@ def _long_text_gating(views: Views, rule: Rule, timeout: Optional[float]) -> Opt
         return None
     views.index(rule.view).locate(rule_leads(rule))
     gates = rule_gates(rule) if RULE_GATES else _NO_GATES
-    return _Gating(views, rule.view, gates, timeout) if gates else None
+    return _Gating(views, rule.view, gates, timeout, tuple(rule.compiled)) if gates else None
 
 
 def rule_matches(views: Views, rule: Rule, timeout: Optional[float] = None):
@@ -243,9 +263,12 @@ def rule_matches(views: Views, rule: Rule, timeout: Optional[float] = None):
     what :meth:`Engine.run` finds for the rule before keyword dispatch, which only skips patterns that cannot
     match (issue 8; the worst-case benchmark measures a rule with it). Gates only on views of at least
     :data:`GATE_MIN_CHARS` characters, as in :meth:`Engine.run`."""
+    from hermes_audit.engine.prefilter import prefilter_for
+
     gating = _long_text_gating(views, rule, timeout)
     for i, pat in enumerate(rule.compiled):
-        if gating is None or gating.open(i):
+        # as in Engine.run: a pattern whose keywords are absent is skipped before its group's gate is consulted
+        if gating is None or (views.may_match(rule.view, prefilter_for(pat)) and gating.open(i)):
             yield from views.matches(rule.view, pat, timeout)
 
 

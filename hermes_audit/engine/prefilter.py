@@ -565,6 +565,12 @@ def _keyword_search():
     return _keywords.searcher((len(_ANALYSIS), len(_MISSED_KEYWORDS)), _catalog_keywords)
 
 
+def shared_keyword_search():
+    """The keyword search of the audit rules' keyword indexes (:func:`_keyword_search`), or None; Hermes'
+    scanner shares its answers in a full scan (issue 8: ``ThreatScanner.share_keywords``)."""
+    return _keyword_search()
+
+
 class LiteralIndex:
     """Answers "does ``fold(text)`` contain ``s``?" for many literals ``s`` at low cost per literal.
 
@@ -1662,8 +1668,12 @@ def _tail_starts(compiled, text: str, index: "LiteralIndex", deadline: Optional[
         if last is not None and len(starts) > most and last - br.near >= max(starts):
             return None  # unbounded reach and the last probe match after the many starts: nothing ruled out
         probe_occ: Optional[list] = []
+        # a probe that opens with ``\b`` and an ASCII word character cannot match just after an ASCII word
+        # character: those keyword occurrences are left out (issue 8: ``\b(?:no|without)`` in a run of letters)
+        word = (last is None and all(w[:1] in _ASCII_WORD for w in br.probe_lead)
+                and starts_at_boundary(br.probe.pattern, int(compiled.flags)))
         for s in (br.probe_lead if last is None else ()):
-            probe_occ += index.occurrences(s, cap)  # type: ignore[operator]
+            probe_occ += index.word_starts(s, text, cap) if word else index.occurrences(s, cap)  # type: ignore[operator]
             if len(probe_occ) > cap:  # type: ignore[arg-type]
                 break
         occ = sorted(set(probe_occ))  # type: ignore[arg-type]
@@ -1770,6 +1780,68 @@ def _literal_opening(compiled, lead: tuple) -> bool:
     return got
 
 
+def _every_start(index: "LiteralIndex", text: str, lead: tuple, lo: int, hi: int, boundary: Optional[bool],
+                 checks: Optional[list]) -> Optional[list]:
+    """Every candidate start of a pattern whose matches start ``lo`` characters before an occurrence of one of
+    ``lead`` (one start per occurrence), filtered as :func:`iter_matches` filters them (a ``\\b`` and a word
+    character just before, the clause ``checks``); ``None`` when the keywords occur more than once per
+    :data:`ANCHOR_OCCURRENCE_CHARS` characters (then one ``finditer`` is cheaper).
+
+    Issue 8: a pattern that opens with an alternation of keywords (``\\b(?:nslookup|dig|host|...)``) makes the
+    ``regex`` engine try the alternation at every position of the text (about 15 ns per character, where one
+    literal is searched for at C speed); with its keywords once per 64 to 400 characters, one ``match`` per
+    occurrence costs less than that scan. The starts are those the loop of :func:`iter_matches` would try, so
+    the matches are the same."""
+    most = len(text) // ANCHOR_OCCURRENCE_CHARS + 4
+    out: list = []
+    for s in lead:
+        occ = index.word_starts(s, text, most) if boundary else index.occurrences(s, most)
+        if len(occ) > most:
+            return None  # not listed completely
+        for i in occ:
+            if checks and not _near(checks, i - hi, i - lo):
+                continue
+            if not (boundary and i and text[i - 1] in _ASCII_WORD):
+                out.append(i - lo)
+        if len(out) > most:
+            return None
+    return out
+
+
+#: Texts shorter than this (characters) never try :func:`_every_start` (the timed sample would cost them more
+#: than it saves; a pre-commit run keeps one ``finditer``).
+SAMPLE_MIN_CHARS = 65_536
+#: Share of the text (1 in this many characters, at least :data:`SAMPLE_MIN_CHARS` // 8) that
+#: :func:`_starts_cheaper` times both ways.
+SAMPLE_FRACTION = 32
+
+
+def _starts_cheaper(compiled, text: str, starts: list, deadline: Optional[float]) -> bool:
+    """True when trying ``starts`` (ascending) one ``match`` each took less CPU time than one ``finditer`` over
+    the opening :data:`SAMPLE_FRACTION`-th of ``text``, timed on that opening. A speed choice only: both give the
+    same matches. Issue 8: the cost of a ``match`` call grows with the pattern (the ``regex`` engine sets up
+    its state per call), the cost of a scan with the text, and neither can be read from the pattern's text."""
+    w = max(len(text) // SAMPLE_FRACTION, SAMPLE_MIN_CHARS // 8)
+    kw: dict = {}
+    if deadline is not None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("regex timed out")
+        kw = {"timeout": remaining}
+    clock = time.process_time
+    t0 = clock()
+    for _m in compiled.finditer(text, 0, w, **kw):
+        pass
+    t1 = clock()
+    match, end = compiled.match, 0
+    for p in starts[:bisect_left(starts, w)]:
+        if p >= end:
+            m = match(text, p, w, **kw)
+            if m is not None:
+                end = m.end()
+    return clock() - t1 < t1 - t0
+
+
 def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, timeout: Optional[float] = None):
     """``compiled.finditer(text)``, skipping texts without the pattern's keywords and trying only where a
     match can start: at a leading keyword, or within the bounded distance before an anchor keyword
@@ -1838,14 +1910,14 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
             yield from compiled.finditer(text, **kw)
             return
         positions = dense  # ascending; the keyword occurrences are not examined
-    give_up = False
+    give_up = exhausted = False
     for s in (lead if dense is None else ()):
         # cached per index: shared by every pattern with this keyword (issue 8)
         for i in (index.word_starts(s, text, occurrences_left) if boundary
                   else index.occurrences(s, occurrences_left)):
             occurrences_left -= 1
             if occurrences_left < 0:
-                give_up = True
+                give_up = exhausted = True
                 break
             if checks is None:
                 checks = _clause_checks(nar, index, all_lead)
@@ -1874,6 +1946,10 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
     if give_up:  # too many starts to try one by one: those within reach of the rarer tail, or a plain search
         deadline = _deadline(deadline, timeout)
         dense = _tail_starts(compiled, text, index, deadline)
+        if dense is None and not exhausted and span == 1 and len(all_lead) > 1 and len(text) >= SAMPLE_MIN_CHARS:
+            dense = _every_start(index, text, lead, lo, hi, boundary, checks)
+            if dense is not None and not _starts_cheaper(compiled, text, dense, deadline):
+                dense = None
         if dense is None:
             yield from compiled.finditer(text, **kw)
             return

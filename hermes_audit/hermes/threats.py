@@ -27,8 +27,10 @@ the two). The fast path differs only in what it skips:
   (:mod:`hermes_audit.engine.prefilter`), checked on the folded NFKC text; the
   keywords of all patterns of a scope form one table, each keyword looked up
   at most once per text, in the text's distinct whitespace-separated tokens
-  (a keyword without whitespace can only occur inside one token); a pattern
-  runs only when all its keyword clauses are present;
+  (a keyword without whitespace can only occur inside one token), or, with
+  the optional accelerator, from one Aho-Corasick pass over the text (shared
+  with the audit rules in a full scan); a pattern runs only when all its
+  keyword clauses are present;
 * only the patterns that match are located (mapped back through NFKC);
 * a few patterns whose plain search is slow on dense keywords are first decided by an exactly
   equivalent set of cheaper patterns (:func:`boolean_split`); Hermes' own pattern then runs only
@@ -44,7 +46,7 @@ from typing import Optional
 
 from hermes_audit.engine.catalog import SCOPES, ParityCatalog, Rule, materialize
 from hermes_audit.engine.normalize import nfkc
-from hermes_audit.engine.prefilter import Prefilter, analyse, depth0_units, fold
+from hermes_audit.engine.prefilter import DIRECT_SEARCH_CHARS, Prefilter, analyse, depth0_units, fold
 from hermes_audit.engine.regex_code import known_tail
 
 try:  # Python 3.11+
@@ -219,8 +221,12 @@ def _tail_for(pat):
         return t
 
 
-#: From this many characters on, keyword lookups search the distinct tokens instead of the text.
+#: From this many characters on, keyword lookups search the distinct tokens instead of the text, unless the
+#: optional keyword search (hermes-audit[fast]) answers from one pass over the text itself.
 _DEDUP_MIN_CHARS = 4_096
+#: That one pass gives up, and the distinct tokens are searched, past one keyword occurrence per this many
+#: characters: each occurrence costs about as much as twenty characters of the pass (issue 8).
+_MAX_OCCURRENCE_DENSITY = 24
 
 _IN_SCOPE = {
     "all": ("all",),
@@ -273,6 +279,12 @@ class ThreatScanner:
         #: the other prefilter literals, for the optional one-pass keyword search (built on first use)
         self._unspaced = frozenset(s for pf in prefilters.values() if pf for s in pf.literals) - self._spaced
         self._keyword_search = None
+        #: issue 8: True when the audit rules will also search the same texts for their keywords (a full scan,
+        #: set by :func:`hermes_audit.scan.run_scan`): the keywords are then looked up with the audit's shared
+        #: keyword search (:func:`hermes_audit.engine.prefilter.shared_keyword_search`), which keeps its answer
+        #: for the audit's raw view of the same text, instead of a pass of this scanner's own. Speed only.
+        self.share_keywords = False
+        self._shared: tuple = (None, False)  # (shared keyword search, whether it holds all of this scanner's keys)
         #: per scope: (rule, compiled pattern, prefilter or None, leading strings or None), in Hermes' order
         self._plan = {
             scope: [(r, pat, prefilters[r.code], leads[r.code]) for r, pat in entries]
@@ -300,25 +312,36 @@ class ThreatScanner:
             self._keyword_search = keywords.KeywordSearch(self._unspaced)
         return self._keyword_search
 
-    def _candidates(self, normalised: str, scope: str, folded: Optional[str] = None):
-        """``(rule, pattern, leading strings)`` whose prefilter passes on ``normalised``, in Hermes' order."""
+    def _candidates(self, normalised: str, scope: str, folded: Optional[str] = None, share: bool = False):
+        """``(rule, pattern, leading strings)`` whose prefilter passes on ``normalised``, in Hermes' order.
+        ``share``: ask the audit's shared keyword search (see :attr:`share_keywords`)."""
         try:
             plan = self._plan[scope]
         except KeyError:
             raise ValueError(f"scan_for_threats: unknown scope {scope!r}") from None
         if folded is None:
             folded = fold(normalised)
-        # A literal without whitespace occurs in the text iff it occurs in one of its distinct
-        # whitespace-separated tokens: search those (joined by "\n"), usually far shorter.
-        hay = folded if len(folded) < _DEDUP_MIN_CHARS else "\n".join(set(folded.split()))
         spaced = self._spaced
         present: dict[str, bool] = {}
-        if len(hay) >= _DEDUP_MIN_CHARS:
-            search = self._search()
-            if search is not None:
-                # one Aho-Corasick pass answers every literal the automaton holds (hermes-audit[fast])
+        hay = folded
+        share = share and self.share_keywords and len(folded) > DIRECT_SEARCH_CHARS  # (shorter: searched directly)
+        search = self._search() if len(folded) >= _DEDUP_MIN_CHARS or share else None
+        found = None
+        if search is not None and share:
+            found = self._shared_present(folded, search)
+        if search is not None and found is None and len(folded) >= _DEDUP_MIN_CHARS:
+            # issue 8: one Aho-Corasick pass over the text itself answers every literal the automaton holds
+            # (hermes-audit[fast]); it costs per character and per keyword occurrence, less than splitting
+            # the text into its distinct tokens unless the keywords are dense (then None, and see below)
+            found = search.present_bounded(folded, len(folded) // _MAX_OCCURRENCE_DENSITY)
+        if found is None and len(folded) >= _DEDUP_MIN_CHARS:
+            # A literal without whitespace occurs in the text iff it occurs in one of its distinct
+            # whitespace-separated tokens: search those (joined by "\n"), usually far shorter.
+            hay = "\n".join(set(folded.split()))
+            if search is not None and len(hay) >= _DEDUP_MIN_CHARS:
                 found = search.present(hay, tokens=True)  # hay: the distinct tokens already
-                present = {s: s in found for s in search.keys}
+        if found is not None:
+            present = {s: s in found for s in search.keys}  # type: ignore[union-attr]
         out = []
         for rule, pat, pf, lead in plan:
             if pf is not None:
@@ -337,6 +360,20 @@ class ThreatScanner:
                     continue
             out.append((rule, pat, lead))
         return out
+
+    def _shared_present(self, folded: str, own) -> Optional[set]:
+        """The members of ``own.keys`` in ``folded`` from the audit's shared keyword search, or ``None`` when
+        that search is off or does not hold all of them (see :attr:`share_keywords`)."""
+        from hermes_audit.engine.prefilter import shared_keyword_search
+
+        shared = shared_keyword_search()
+        if shared is None:
+            return None
+        if self._shared[0] is not shared:
+            self._shared = (shared, own.keys <= shared.keys)
+        if not self._shared[1]:
+            return None
+        return shared.present_unspaced(folded)
 
     @staticmethod
     def _first_match(pat, lead, normalised: str, folded: str):
@@ -358,24 +395,24 @@ class ThreatScanner:
             if tail is not None and tail.search(normalised) is None:
                 return None  # no match can end the way the pattern ends (see tail_pattern)
             return pat.search(normalised)
-        n = 0
+        # issue 8: one pass of ``find`` per keyword, stopping past _MAX_ANCHORS occurrences (a ``count`` first
+        # searched the whole text once more)
+        positions: list = []
+        find = folded.find
         for s in lead:
-            n += folded.count(s)
-            if n > _MAX_ANCHORS:
-                first = min((i for i in (folded.find(x) for x in lead) if i >= 0), default=0)
-                if split is not None and not any(p.search(normalised) for p in split):
-                    return None
-                if tail is not None and tail.search(normalised, first) is None:
-                    return None
-                return pat.search(normalised, first)
-        if n == 0:
-            return None
-        positions = []
-        for s in lead:
-            i = folded.find(s)
+            i = find(s)
             while i >= 0:
                 positions.append(i)
-                i = folded.find(s, i + 1)
+                if len(positions) > _MAX_ANCHORS:
+                    first = min((i for i in (find(x) for x in lead) if i >= 0), default=0)
+                    if split is not None and not any(p.search(normalised) for p in split):
+                        return None
+                    if tail is not None and tail.search(normalised, first) is None:
+                        return None
+                    return pat.search(normalised, first)
+                i = find(s, i + 1)
+        if not positions:
+            return None
         if len(lead) > 1:
             positions.sort()
         if len(positions) < _TAIL_MIN_ANCHORS:
@@ -411,7 +448,9 @@ class ThreatScanner:
         out = [f"invisible_unicode_U+{ord(c):04X}" for c in present]
         normalised = window if window.isascii() else unicodedata.normalize("NFKC", window)
         folded = fold(normalised)
-        for rule, pat, lead in self._candidates(normalised, scope, folded):
+        # the audit's raw view holds the same folded text when the window is all of it and NFKC changes nothing
+        share = normalised is window and len(window) == len(content)
+        for rule, pat, lead in self._candidates(normalised, scope, folded, share):
             if self._first_match(pat, lead, normalised, folded) is not None:
                 out.append(rule.hermes_id or "")
         return out
@@ -443,7 +482,9 @@ class ThreatScanner:
         mapped = None
         normalised = window if window.isascii() else unicodedata.normalize("NFKC", window)
         folded = fold(normalised)
-        for rule, pat, lead in self._candidates(normalised, scope, folded):
+        # the audit's raw view holds the same folded text when the window is all of it and NFKC changes nothing
+        share = normalised is window and len(window) == len(content)
+        for rule, pat, lead in self._candidates(normalised, scope, folded, share):
             m = self._first_match(pat, lead, normalised, folded)
             if m is None:
                 continue

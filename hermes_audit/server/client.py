@@ -1,0 +1,121 @@
+"""The ``hermes-audit`` console entry point: hand a ``scan`` to a running scan server, else run in-process.
+
+Only ``scan`` is handed over (the command a pre-commit hook runs on every commit); every other command, and
+any ``scan`` that cannot be handed over, runs in this process through :func:`hermes_audit.cli.main.main`
+exactly as before. A scan is handed over only when all of these hold: the platform is
+:func:`~hermes_audit.server.wire.supported`, ``HERMES_AUDIT_NO_SERVER`` is unset, the socket directory is
+safe, a server of this user and this installation answers, and it accepts the request (the same
+:data:`~hermes_audit.server.wire.IMPORT_TIME_ENV` values, no package file changed since it started). The
+decision costs one ``connect`` when no server runs.
+
+Once the server has forked the command's process (its first reply), the command's output goes straight to
+this process's standard output and error, and this process exits with the command's exit code. Ctrl-C
+is passed on (``SIGINT`` to the command's process). If the connection drops before the exit code arrives,
+the exit code is 2 with a one-line error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from hermes_audit.server import wire
+
+if False:  # pragma: no cover  (no ``typing`` at run time: see hermes_audit/server/wire.py)
+    from typing import NoReturn, Optional
+
+#: The exit code for a lost connection (``EXIT_ERROR`` of ``hermes_audit.cli.common``, not imported: it
+#: would import click).
+EXIT_ERROR = 2
+#: Seconds to wait for the server's first reply before running in-process instead.
+START_TIMEOUT = 10.0
+
+
+def main() -> NoReturn:
+    """Run ``hermes-audit`` with ``sys.argv``: through the scan server when it can, else in-process."""
+    args = sys.argv[1:]
+    if args[:1] == ["scan"] and wire.enabled(os.environ):
+        try:
+            code = forward(args)
+        except KeyboardInterrupt:  # before the server's copy started (once started, Ctrl-C is passed on)
+            sys.stderr.write("hermes-audit: interrupted\n")
+            sys.exit(130)
+        if code is not None:
+            sys.exit(code)
+    from hermes_audit.cli.main import main as run_in_process
+
+    run_in_process()
+    sys.exit(0)  # pragma: no cover  (click exits itself)
+
+
+def forward(args: list[str]) -> Optional[int]:
+    """Run ``hermes-audit <args>`` in the scan server; its exit code, or ``None`` when the server is not
+    usable and nothing has run (the caller runs the command itself). With ``HERMES_AUDIT_SERVER`` set, a
+    missing server is started in the background for the next run."""
+    try:
+        path = wire.socket_path(os.environ)
+        sock = wire.connect(path, START_TIMEOUT)
+    except wire.ServerUnavailable:
+        return None
+    except OSError:
+        if wire.autostart(os.environ):
+            _start_in_background()
+        return None
+    try:
+        return _run(sock, args)
+    finally:
+        sock.close()
+
+
+def _run(sock, args: list[str]) -> Optional[int]:
+    try:
+        if wire.peer_uid(sock) != os.getuid():
+            return None
+        streams = (sys.stdin, sys.stdout, sys.stderr)
+        for fd in (0, 1, 2):
+            os.fstat(fd)  # a closed standard stream: run in-process, which reports it its own way
+        umask = os.umask(0o022)
+        os.umask(umask)
+        request = {
+            "op": "run", "identity": wire.identity(), "argv": args, "cwd": os.getcwd(),
+            "env": dict(os.environ), "umask": umask,
+            "io": [(s.encoding, s.errors) if s is not None else (None, None) for s in streams],
+        }
+        wire.send(sock, request, fds=(0, 1, 2))
+        reply, _ = wire.recv(sock)
+    except (OSError, ValueError, wire.ServerUnavailable):
+        return None
+    if not (isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "started" and isinstance(reply[1], int)):
+        return None  # declined (its reason is for `hermes-audit server status`), or not a server of ours
+    pid = reply[1]
+    sock.settimeout(None)
+    while True:
+        try:
+            reply, _ = wire.recv(sock)
+        except KeyboardInterrupt:
+            import signal
+
+            try:
+                os.kill(pid, signal.SIGINT)
+            except OSError:
+                pass
+            continue
+        except (OSError, wire.ServerUnavailable) as exc:
+            sys.stderr.write(f"hermes-audit: error: the scan server's process ended without an exit code ({exc}); "
+                             f"run again with {wire.NO_SERVER_ENV}=1\n")
+            return EXIT_ERROR
+        if isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "exit" and isinstance(reply[1], int):
+            return reply[1]
+
+
+def _start_in_background() -> None:
+    """``hermes-audit server start --quiet`` as a detached process; errors are ignored (the next run falls
+    back to in-process again)."""
+    import subprocess
+
+    try:
+        subprocess.Popen([sys.executable, "-m", "hermes_audit", "server", "start", "--quiet"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True, close_fds=True)
+    except OSError:
+        pass
