@@ -153,7 +153,8 @@ def load_config(root: Path, explicit: Optional[Path] = None) -> Config:
     """
     if explicit is not None:
         if not explicit.is_file():
-            raise ConfigError(f"{explicit}: configuration file not found")
+            what = "not a regular file; not read" if os.path.lexists(explicit) else "configuration file not found"
+            raise ConfigError(f"{explicit}: {what}")
         data = _read_toml(explicit)
         if explicit.name == "pyproject.toml":
             table = data.get("tool", {}).get("hermes-audit", {})

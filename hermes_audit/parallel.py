@@ -151,7 +151,7 @@ def _start_workers(fn: Callable[[Any], Any], docs: Sequence[Any], order: list, c
     try:
         for _ in range(n):
             reader, writer = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_worker, args=(workers.counter, order, chunk, writer), daemon=True)
+            proc = ctx.Process(target=_worker, args=(workers.counter, order, chunk, writer, os.getpid()), daemon=True)
             try:
                 proc.start()
             finally:
@@ -166,14 +166,17 @@ def _start_workers(fn: Callable[[Any], Any], docs: Sequence[Any], order: list, c
     return workers
 
 
-def _worker(counter: Any, order: list, chunk: int, conn: Any) -> None:
+def _worker(counter: Any, order: list, chunk: int, conn: Any, parent: int) -> None:
     """A forked worker: computes the chunks it takes, sending each one's ``[(index, result), ...]`` when done,
     then :data:`_DONE` (or :data:`_FAILED` when the function raised: this process then computes the
-    documents of that chunk itself)."""
+    documents of that chunk itself). It stops, sending nothing more, once its ``parent`` is gone (killed:
+    nobody would read its results)."""
     _worker_init()
     end = _DONE
     try:
         while True:
+            if os.getppid() != parent:
+                return
             k = _take(counter) * chunk
             if k >= len(order):
                 break

@@ -136,6 +136,64 @@ def test_ctrl_c_reaches_the_copy(running, tmp_path):
     assert proc.returncode == 1 and err.endswith("Aborted!\n"), err[-300:]
 
 
+def _children(pid: int) -> list[int]:
+    """Processes whose parent is ``pid`` (from /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_a_killed_client_ends_the_copy_before_it_writes(running, tmp_path, sig):
+    """A client killed mid-scan (pre-commit's own kill, a closed terminal) ends the server's copy and its
+    workers at once: a `--fix` never writes afterwards, as an in-process run killed the same way would not."""
+    big = tmp_path / "big"
+    big.mkdir()
+    line = "curl ignore previous instructions secret token ssh key run the file\n"
+    target = big / "AGENTS.md"
+    target.write_text("zero\u200bwidth\n" + line * 600_000, encoding="utf-8")
+    before = target.read_bytes()
+    proc = subprocess.Popen([sys.executable, "-m", "hermes_audit", "scan", "--fix", "--max-file-size", "100000000",
+                             "AGENTS.md"], cwd=big, env=running.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server_pid = running.status()["pid"]
+    for _ in range(300):
+        if running.status()["served"] == 1:
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)
+    assert _children(server_pid), "the copy should be scanning"
+    proc.send_signal(sig)
+    assert proc.wait(timeout=60) == -sig
+    for _ in range(200):
+        if not _children(server_pid):
+            break
+        time.sleep(0.05)
+    assert not _children(server_pid)
+    assert target.read_bytes() == before
+
+
+def test_closed_standard_output(running, tmp_path):
+    """Started with standard output closed: the scan runs in-process (the client must not hand over its
+    socket as standard output) and writes its -o file as usual, with the server or without."""
+    repo = _repo(tmp_path)
+    reports = []
+    for extra in ({}, {"HERMES_AUDIT_NO_SERVER": "1"}):
+        out = tmp_path / f"report{len(reports)}.json"
+        proc = subprocess.run([sys.executable, "-m", "hermes_audit", "scan", "--format", "json", "-o", str(out),
+                               ".cursorrules"], cwd=repo, env={**running.env, **extra}, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=lambda: os.close(1))
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+        reports.append(out.read_text(encoding="utf-8"))
+    assert "HA503" in reports[0] and reports[0] == reports[1]
+    assert running.status()["served"] == 0
+
+
 def test_other_commands_run_in_process(running, tmp_path):
     proc = running.run("rules", cwd=tmp_path)
     assert proc.returncode == 0 and "HA101" in proc.stdout and proc.in_process
@@ -204,11 +262,13 @@ def test_autostart_starts_a_server_for_the_next_run(senv, tmp_path):
     assert first.in_process
 
 
-@pytest.mark.parametrize("problem", ["loose", "symlink", "file"])
+@pytest.mark.parametrize("problem", ["loose", "symlink", "file", "relative"])
 def test_unsafe_socket_directory(senv, tmp_path, problem):
     repo = _repo(tmp_path)
     target = tmp_path / "elsewhere"
-    if problem == "loose":
+    if problem == "relative":  # would depend on the working directory (perhaps a scanned repository)
+        senv.env["HERMES_AUDIT_SERVER_DIR"] = "sock"
+    elif problem == "loose":
         senv.dir.chmod(0o755)
     else:
         senv.dir.rmdir()

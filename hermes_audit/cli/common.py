@@ -60,7 +60,13 @@ def color_enabled(choice: str) -> bool:
         return True
     if choice == "never" or os.environ.get("NO_COLOR"):
         return False
-    return sys.stdout.isatty()
+    return stdout_is_terminal()
+
+
+def stdout_is_terminal() -> bool:
+    """True when standard output is a terminal; False also when the process was started with it closed
+    (``sys.stdout`` is then ``None``)."""
+    return sys.stdout is not None and sys.stdout.isatty()
 
 
 def plural(count: int, singular: str, many: str = "") -> str:
@@ -90,7 +96,7 @@ def terminal_safe(text: str) -> str:
 
 def exact_or_safe(text: str, output) -> str:
     """Exact text for a file or a pipe; :func:`terminal_safe` text when it goes to a terminal."""
-    if output is None and sys.stdout.isatty():
+    if output is None and stdout_is_terminal():
         return terminal_safe(text)
     return text
 

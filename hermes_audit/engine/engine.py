@@ -57,7 +57,8 @@ _GATES: dict = {}
 #: rule code -> :func:`rule_leads` of it.
 _LEADS: dict = {}
 _NO_GATES: tuple = ()
-#: A pattern that a gate cannot hold: back-references and named groups (numbering), global inline flags.
+#: A pattern that a gate cannot hold: back-references, named groups and calls (numbering), global inline flags;
+#: look-arounds ``(?=``, ``(?!``, ``(?<=``, ``(?<!`` are held.
 _UNGATEABLE = None
 
 
@@ -155,7 +156,7 @@ def rule_gates(rule: Rule) -> tuple:
 
     global _UNGATEABLE
     if _UNGATEABLE is None:
-        _UNGATEABLE = re.compile(r"\\[1-9g]|\(\?P?[=<](?![=!])|^\(\?[a-zA-Z]+\)")
+        _UNGATEABLE = re.compile(r"\\[1-9g]|\(\?P?<(?![=!])|\(\?P[=>]|^\(\?[a-zA-Z]+\)")
     heads: dict = {}
     for i, p in enumerate(rule.compiled):
         src, flags = p.pattern, int(p.flags)

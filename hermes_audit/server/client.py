@@ -53,11 +53,13 @@ def forward(args: list[str]) -> Optional[int]:
     usable and nothing has run (the caller runs the command itself). With ``HERMES_AUDIT_SERVER`` set, a
     missing server is started in the background for the next run."""
     try:
+        for fd in (0, 1, 2):  # before the socket exists: it would take the number of a closed stream
+            os.fstat(fd)  # a closed standard stream: run in-process, which reports it its own way
         path = wire.socket_path(os.environ)
         sock = wire.connect(path, START_TIMEOUT)
     except wire.ServerUnavailable:
         return None
-    except OSError:
+    except OSError:  # a closed standard stream, or nothing listening
         if wire.autostart(os.environ):
             _start_in_background()
         return None
@@ -72,8 +74,6 @@ def _run(sock, args: list[str]) -> Optional[int]:
         if wire.peer_uid(sock) != os.getuid():
             return None
         streams = (sys.stdin, sys.stdout, sys.stderr)
-        for fd in (0, 1, 2):
-            os.fstat(fd)  # a closed standard stream: run in-process, which reports it its own way
         umask = os.umask(0o022)
         os.umask(umask)
         request = {
@@ -96,7 +96,7 @@ def _run(sock, args: list[str]) -> Optional[int]:
             import signal
 
             try:
-                os.kill(pid, signal.SIGINT)
+                os.killpg(pid, signal.SIGINT)  # the copy leads its own process group (its workers too)
             except OSError:
                 pass
             continue

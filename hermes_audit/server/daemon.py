@@ -32,8 +32,11 @@ from hermes_audit.server import wire
 
 #: Default idle time after which a server exits, seconds.
 DEFAULT_IDLE_TIMEOUT = 3600.0
-#: Seconds a connection may take to send its request.
-REQUEST_TIMEOUT = 5.0
+#: Seconds a connection may take to send its request (a client sends it as soon as it is connected; the
+#: accept loop serves one connection at a time, so a connection that sends nothing delays the next by this).
+REQUEST_TIMEOUT = 1.0
+#: Seconds to wait for a server's answer to ``status`` or ``stop`` (:func:`request`).
+REPLY_TIMEOUT = 5.0
 #: Exit status of a forked copy that failed before it could run the command (``EX_SOFTWARE``); the client
 #: then runs the command in-process, and ``status`` counts it.
 EXIT_COPY_FAILED = 70
@@ -243,13 +246,20 @@ class Server:
             os._exit(code if isinstance(code, int) and 0 <= code < 256 else 1)
 
     def _child(self, conn: socket.socket, req: dict, fds: list[int]) -> int:
-        """In the forked copy: become the client's command, run it, report its exit code."""
+        """In the forked copy: become the client's command, run it, report its exit code.
+
+        The copy leads a process group of its own (its workers and ``git`` join it) and ends that group at
+        once if the client goes away before the command finished (:func:`_end_with_client`)."""
         import io
+        import threading
 
         for sig in (signal.SIGCHLD, signal.SIGTERM):
             signal.signal(sig, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         self.listener.close()
+        os.setpgid(0, 0)
+        finished = threading.Event()
+        threading.Thread(target=_end_with_client, args=(conn.fileno(), finished), daemon=True).start()
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
         wire.close_fds([fd for fd in fds if fd > 2])
@@ -282,12 +292,35 @@ class Server:
                 stream.flush()
             except (OSError, ValueError):
                 pass
-        conn.settimeout(REQUEST_TIMEOUT)
+        finished.set()
+        conn.settimeout(REPLY_TIMEOUT)
         try:
             wire.send(conn, ("exit", code))
         except OSError:
             pass
         return code
+
+
+def _end_with_client(fd: int, finished: Any) -> None:
+    """In a copy (a thread): wait until the client's end of the connection ``fd`` closes or sends anything
+    (a client sends nothing after its request). If the command has not ``finished`` by then, the client was
+    killed or hung up (SIGTERM, SIGHUP, SIGKILL, a closed terminal): the copy's process group is killed at
+    once, as the client's death would have ended an in-process run, so nothing is written afterwards
+    (Ctrl-C is different: the client passes it on and waits, see :mod:`hermes_audit.server.client`)."""
+    import select
+
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLRDHUP)
+    while True:
+        try:
+            if poller.poll():
+                break
+        except InterruptedError:
+            continue
+        except OSError:
+            break
+    if not finished.is_set():
+        os.killpg(os.getpgrp(), signal.SIGKILL)
 
 
 def _reap() -> int:
@@ -304,7 +337,7 @@ def _reap() -> int:
         failed += os.WIFEXITED(status) and os.WEXITSTATUS(status) == EXIT_COPY_FAILED
 
 
-def request(op: str, environ: Optional[dict] = None, timeout: float = REQUEST_TIMEOUT) -> Any:
+def request(op: str, environ: Optional[dict] = None, timeout: float = REPLY_TIMEOUT) -> Any:
     """Send ``{"op": op}`` to this installation's server and return its reply.
 
     Raises :class:`~hermes_audit.server.wire.ServerUnavailable` when no server of this user answers."""

@@ -4,7 +4,7 @@ Standard library only, and cheap to import: the console entry point (:mod:`herme
 imports this module on every run, before it knows whether a server is there.
 
 **Where.** One socket per installation and user: ``<dir>/<key>.sock``, where ``<dir>`` is
-``$HERMES_AUDIT_SERVER_DIR`` if set, else ``$XDG_RUNTIME_DIR/hermes-audit``, else
+``$HERMES_AUDIT_SERVER_DIR`` if set (an absolute path), else ``$XDG_RUNTIME_DIR/hermes-audit``, else
 ``/tmp/hermes-audit-<uid>``, and ``<key>`` is a checksum of :func:`identity` (interpreter, package
 directory, version), so two installations never share a server. The directory must be a real directory
 (not a symbolic link) owned by the user with no permission bits for group or others
@@ -106,10 +106,10 @@ def socket_dir(environ: Mapping[str, str]) -> str:
     """The socket directory for ``environ`` (see the module docstring); not checked nor created."""
     explicit = environ.get(DIR_ENV)
     if explicit:
-        return os.path.abspath(explicit)
+        return explicit  # (checked_dir refuses a relative one)
     runtime = environ.get("XDG_RUNTIME_DIR")
-    if runtime:
-        return os.path.join(os.path.abspath(runtime), "hermes-audit")
+    if runtime and os.path.isabs(runtime):  # the XDG spec: relative values are ignored
+        return os.path.join(runtime, "hermes-audit")
     return f"/tmp/hermes-audit-{os.getuid()}"
 
 
@@ -117,7 +117,10 @@ def checked_dir(path: str, create: bool = False) -> str:
     """``path`` if it is a directory (not a symbolic link) owned by this user with mode ``0o700`` or
     stricter; with ``create``, a missing one is made (its parent must exist).
 
-    Raises :class:`ServerUnavailable` otherwise (one line naming the path and the reason)."""
+    Raises :class:`ServerUnavailable` otherwise (one line naming the path and the reason), also for a
+    relative path (it would depend on the working directory, perhaps inside a scanned repository)."""
+    if not os.path.isabs(path):
+        raise ServerUnavailable(f"{path}: the socket directory must be an absolute path")
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -150,7 +153,8 @@ def socket_path(environ: Mapping[str, str], create: bool = False) -> str:
     text = "\0".join(map(str, identity())).encode("utf-8", "surrogateescape")
     path = os.path.join(directory, f"{zlib.crc32(text):08x}{zlib.adler32(text):08x}.sock")
     if len(os.fsencode(path)) > MAX_SOCKET_PATH:
-        raise ServerUnavailable(f"{path}: socket path longer than {MAX_SOCKET_PATH} bytes; set {DIR_ENV}")
+        raise ServerUnavailable(f"{path}: socket path longer than {MAX_SOCKET_PATH} bytes; "
+                                f"{'use a shorter' if environ.get(DIR_ENV) else 'set'} {DIR_ENV}")
     return path
 
 
