@@ -1418,6 +1418,14 @@ TAIL_MIN_REACH = 8
 _TAIL_REFUSE = re.compile(r"\\[1-9gGK]|\(\?(?:P[=>]|\(|R\)|[0-9&+|]|-?[0-9]|[a-zA-Z]*-?[a-zA-Z]*\))")
 
 
+def _parts_unanalysable(src, flags: int) -> bool:
+    """True when a pattern's parts would mean something else alone (back-references, conditionals, whole-pattern
+    inline flags, verbose mode, syntax only ``regex`` reads), so :func:`tail_branches` and :func:`follow_checks`
+    leave it alone."""
+    return (not isinstance(src, str) or bool(flags & (re.VERBOSE | _UNANALYSED_FLAGS)) or bool(_TAIL_REFUSE.search(src))
+            or _regex_only_syntax(src))
+
+
 _QUANTIFIER = re.compile(r"(?:[*+?]|\{\d*(?:,\d*)?\})[?+]?")
 
 
@@ -1599,8 +1607,7 @@ def tail_branches(compiled) -> Optional[tuple]:
         return _TAIL[key]
     _TAIL[key] = None
     src, flags = compiled.pattern, int(compiled.flags)
-    if (not isinstance(src, str) or flags & (re.VERBOSE | _UNANALYSED_FLAGS) or _TAIL_REFUSE.search(src)
-            or _regex_only_syntax(src)):
+    if _parts_unanalysable(src, flags):
         return None
     try:
         engine = _engine_of(compiled)
@@ -1976,8 +1983,7 @@ def follow_checks(compiled) -> Optional[dict]:
         return _FOLLOW[key]
     _FOLLOW[key] = None
     src, flags = compiled.pattern, int(compiled.flags)
-    if (not isinstance(src, str) or flags & (re.VERBOSE | _UNANALYSED_FLAGS) or _TAIL_REFUSE.search(src)
-            or _regex_only_syntax(src)):
+    if _parts_unanalysable(src, flags):
         return None
     try:
         lead = analyse(src, flags)[1]
