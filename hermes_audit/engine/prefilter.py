@@ -34,6 +34,7 @@ Sizes are in characters (code points).
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 import time
@@ -41,7 +42,7 @@ from bisect import bisect_left
 from itertools import groupby, islice
 from operator import itemgetter, methodcaller
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from hermes_audit.engine import keywords as _keywords
 
@@ -1426,6 +1427,31 @@ def _parts_unanalysable(src, flags: int) -> bool:
             or _regex_only_syntax(src))
 
 
+def _per_pattern(cache: dict) -> Callable:
+    """Decorator for an analysis ``f(compiled, src, flags)`` of a compiled pattern: it becomes ``f(compiled)``,
+    answered from ``cache`` per ``(pattern, flags, engine)``, ``None`` without calling ``f`` when the pattern's
+    parts are unanalysable (:func:`_parts_unanalysable`), and ``None`` when ``f`` raises (any surprise: the
+    engine's plain search is used). Never raises."""
+    def wrap(analysis: Callable) -> Callable:
+        @functools.wraps(analysis)
+        def run(compiled):
+            key = (compiled.pattern, int(compiled.flags), type(compiled))
+            if key in cache:
+                return cache[key]
+            cache[key] = None
+            src, flags = compiled.pattern, int(compiled.flags)
+            if _parts_unanalysable(src, flags):
+                return None
+            try:
+                got = analysis(compiled, src, flags)
+            except Exception:
+                return None
+            cache[key] = got
+            return got
+        return run
+    return wrap
+
+
 _QUANTIFIER = re.compile(r"(?:[*+?]|\{\d*(?:,\d*)?\})[?+]?")
 
 
@@ -1591,10 +1617,11 @@ class _TailBranch:
 _TAIL: dict = {}
 
 
-def tail_branches(compiled) -> Optional[tuple]:
+@_per_pattern(_TAIL)
+def tail_branches(compiled, src: str, flags: int) -> Optional[tuple]:
     """The :class:`_TailBranch` of every top-level branch of a (materialised) compiled pattern, or ``None``
     when some branch has no leading keywords or no bounded gap before a part that can be probed alone (then
-    :func:`_tail_starts` cannot rule starts out). Cached; never raises.
+    :func:`_tail_starts` cannot rule starts out). Cached; never raises (called as ``tail_branches(compiled)``, see :func:`_per_pattern`).
 
     Exactness: a branch ``H G{m,n} T`` matching at ``p`` has ``H`` matching ``p..p + w`` (``w`` within the
     width of ``H``), the gap ``m..n`` characters, then ``T`` matching at ``q``; the whole pattern ends with
@@ -1602,35 +1629,24 @@ def tail_branches(compiled) -> Optional[tuple]:
     so does every prefix of it cut at depth 0 (``probe``: ``T`` up to its own first gap). ``H``'s leading
     keywords (:func:`leading_literals`) open the match. Patterns whose parts would mean something else alone
     (back-references, conditionals, whole-pattern inline flags, verbose mode) get ``None``."""
-    key = (compiled.pattern, int(compiled.flags), type(compiled))
-    if key in _TAIL:
-        return _TAIL[key]
-    _TAIL[key] = None
-    src, flags = compiled.pattern, int(compiled.flags)
-    if _parts_unanalysable(src, flags):
-        return None
-    try:
-        engine = _engine_of(compiled)
-        bars = [u[0] for u in depth0_units(src) if u[2] == "|"]
-        out = []
-        for a, b in zip([-1] + bars, bars + [len(src)]):
-            split = _tail_split(src[a + 1:b], flags)
-            if split is None:
-                return None
-            head, gaps, tail, near, far = split
-            lead = leading_literals(head, flags)
-            probe = _probe_of(tail)
-            probe_lead = leading_literals(probe, flags) if probe else None
-            if not lead or not probe_lead:
-                return None  # a probe without keywords would be tried everywhere
-            engine.compile(head, flags)  # both halves stand alone (a bad split raises here)
-            out.append(_TailBranch(tuple(sorted(lead)), near, far, engine.compile(probe, flags),
-                                   engine.compile("(?=" + probe + ")", flags), probe_lead,
-                                   engine.compile(_without_lookarounds(head, flags) + gaps, flags)))
-        _TAIL[key] = tuple(out)
-    except Exception:  # any surprise: no tail-first search
-        return None
-    return _TAIL[key]
+    engine = _engine_of(compiled)
+    bars = [u[0] for u in depth0_units(src) if u[2] == "|"]
+    out = []
+    for a, b in zip([-1] + bars, bars + [len(src)]):
+        split = _tail_split(src[a + 1:b], flags)
+        if split is None:
+            return None
+        head, gaps, tail, near, far = split
+        lead = leading_literals(head, flags)
+        probe = _probe_of(tail)
+        probe_lead = leading_literals(probe, flags) if probe else None
+        if not lead or not probe_lead:
+            return None  # a probe without keywords would be tried everywhere
+        engine.compile(head, flags)  # both halves stand alone (a bad split raises here)
+        out.append(_TailBranch(tuple(sorted(lead)), near, far, engine.compile(probe, flags),
+                               engine.compile("(?=" + probe + ")", flags), probe_lead,
+                               engine.compile(_without_lookarounds(head, flags) + gaps, flags)))
+    return tuple(out)
 
 
 def _deadline(deadline: Optional[float], timeout: Optional[float]) -> Optional[float]:
@@ -1847,18 +1863,24 @@ SAMPLE_MIN_CHARS = 65_536
 SAMPLE_FRACTION = 32
 
 
+def _timeout_kw(deadline: Optional[float]) -> dict:
+    """The ``timeout`` keyword of a ``regex`` call that must end by ``deadline`` (``time.monotonic`` seconds;
+    ``{}`` for none). Raises ``TimeoutError`` when it has passed."""
+    if deadline is None:
+        return {}
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise TimeoutError("regex timed out")
+    return {"timeout": remaining}
+
+
 def _starts_cheaper(compiled, text: str, starts: list, deadline: Optional[float]) -> bool:
     """True when trying ``starts`` (ascending) one ``match`` each took less CPU time than one ``finditer`` over
     the opening :data:`SAMPLE_FRACTION`-th of ``text``, timed on that opening. A speed choice only: both give the
     same matches. Issue 8: the cost of a ``match`` call grows with the pattern (the ``regex`` engine sets up
     its state per call), the cost of a scan with the text, and neither can be read from the pattern's text."""
     w = max(len(text) // SAMPLE_FRACTION, SAMPLE_MIN_CHARS // 8)
-    kw: dict = {}
-    if deadline is not None:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError("regex timed out")
-        kw = {"timeout": remaining}
+    kw = _timeout_kw(deadline)
     clock = time.process_time
     t0 = clock()
     for _m in compiled.finditer(text, 0, w, **kw):
@@ -1963,13 +1985,14 @@ class _Follow:
         return got
 
 
-def follow_checks(compiled) -> Optional[dict]:
+@_per_pattern(_FOLLOW)
+def follow_checks(compiled, src: str, flags: int) -> Optional[dict]:
     """``{leading keyword (folded): _Follow}`` for a (materialised) compiled pattern that opens with (after
     ``\\b``-like assertions) a set of literal words, one per top-level alternative (``\\b(?:dig|host)\\s+...``),
     after each of which a match must consume a character of a known set; ``None`` otherwise, or when those
     words are not exactly the pattern's leading keywords (:func:`analyse`), or when an ASCII letter may
     follow one of them (such a check rules out too little on keyword-dense text to pay for itself, and would
-    take the place of the engine's other ways to rule starts out). Cached; never raises.
+    take the place of the engine's other ways to rule starts out). Cached; never raises (called as ``follow_checks(compiled)``, see :func:`_per_pattern`).
 
     Exactness: a match starting at ``p`` with alternative ``w`` has ``w`` at ``p`` (one character per character:
     no full case folding, and ``w`` keeps its length when folded) and then a character of the set of the
@@ -1978,68 +2001,57 @@ def follow_checks(compiled) -> Optional[dict]:
     starts no match. ``scan`` finds every such occurrence followed by a character of the set.
     Issue 8: on 1 MB of ``digdeno...`` each occurrence of ``dig`` cost a ``match`` call (about 1 us with the
     timeout), where one look at the next character rules it out."""
-    key = (compiled.pattern, int(compiled.flags), type(compiled))
-    if key in _FOLLOW:
-        return _FOLLOW[key]
-    _FOLLOW[key] = None
-    src, flags = compiled.pattern, int(compiled.flags)
-    if _parts_unanalysable(src, flags):
+    _pf, lead, _width, reach = analyse(src, flags)
+    if not lead or reach != (0, 0):
         return None
-    try:
-        lead = analyse(src, flags)[1]
-        if not lead or analyse(src, flags)[3] != (0, 0):
-            return None
-        parsed = _parse(src, flags)
-        if parsed.state.flags & re.VERBOSE or (parsed.state.flags ^ flags) & re.IGNORECASE:
-            return None  # global inline flags
-        items = list(parsed)
-        k = 0
-        while k < len(items) and items[k][0] is _c.AT:
-            k += 1
-        opening = items[:k]
-        if k == len(items):
-            return None
-        if items[k][0] is _c.BRANCH:  # one alternative per keyword
-            alts, rest = [list(a) for a in items[k][1][1]], items[k + 1:]
-        else:  # one literal word opens the pattern
-            alts, rest = [items[k:]], []
-        sets: dict = {}  # folded keyword -> (keyword as written, [set sources])
-        for alt in alts:
-            n = 0
-            while n < len(alt) and alt[n][0] is _c.LITERAL:
-                n += 1
-            word = "".join(chr(c) for _op, c in alt[:n])
-            w = fold(word)
-            out: list = []
-            if not word or len(w) != len(word) or _first_chars(alt[n:] + rest, out) is not False:
-                return None
-            entry = sets.setdefault(w, (word, []))
-            entry[1].extend(out)
-        if set(sets) != set(lead):
-            return None
-        engine = _engine_of(compiled)
-        got: dict = {}
-        head = "".join("\\b" if av is _c.AT_BOUNDARY else "" for _op, av in opening)
-        if len(head) != 2 * len(opening):
-            return None  # only ``\\b`` openings are carried into the scan
-        for w, (word, srcs) in sets.items():
-            one = "(?:" + "|".join(srcs) + ")"
-            overlapped = any(w[:j] == w[-j:] for j in range(1, len(w)))
-            if overlapped and engine is re:
-                return None
-            set_key = (one, flags, engine)
-            ok = _FOLLOW_SETS.get(set_key, False)
-            if ok is False:  # one compiled set per source (issue 8: most keywords of a rule share theirs)
-                ok = engine.compile(one, flags)
-                _FOLLOW_SETS[set_key] = ok = None if any(ok.fullmatch(c) for c in _FOLLOW_PROBE) else ok
-            if ok is None:
-                return None  # letters may follow: on keyword-dense text such a check rules out too little
-            got[w] = _Follow(ok, (engine, head + "(?:" + engine.escape(word) + ")(?=" + one + ")", flags),
-                             overlapped, bool(head) and w[:1] in _ASCII_WORD)
-        _FOLLOW[key] = got
-    except Exception:  # any surprise: no check
+    parsed = _parse(src, flags)
+    if parsed.state.flags & re.VERBOSE or (parsed.state.flags ^ flags) & re.IGNORECASE:
+        return None  # global inline flags
+    items = list(parsed)
+    k = 0
+    while k < len(items) and items[k][0] is _c.AT:
+        k += 1
+    opening = items[:k]
+    if k == len(items):
         return None
-    return _FOLLOW[key]
+    if items[k][0] is _c.BRANCH:  # one alternative per keyword
+        alts, rest = [list(a) for a in items[k][1][1]], items[k + 1:]
+    else:  # one literal word opens the pattern
+        alts, rest = [items[k:]], []
+    sets: dict = {}  # folded keyword -> (keyword as written, [set sources])
+    for alt in alts:
+        n = 0
+        while n < len(alt) and alt[n][0] is _c.LITERAL:
+            n += 1
+        word = "".join(chr(c) for _op, c in alt[:n])
+        w = fold(word)
+        out: list = []
+        if not word or len(w) != len(word) or _first_chars(alt[n:] + rest, out) is not False:
+            return None
+        entry = sets.setdefault(w, (word, []))
+        entry[1].extend(out)
+    if set(sets) != set(lead):
+        return None
+    engine = _engine_of(compiled)
+    got: dict = {}
+    head = "".join("\\b" if av is _c.AT_BOUNDARY else "" for _op, av in opening)
+    if len(head) != 2 * len(opening):
+        return None  # only ``\\b`` openings are carried into the scan
+    for w, (word, srcs) in sets.items():
+        one = "(?:" + "|".join(srcs) + ")"
+        overlapped = any(w[:j] == w[-j:] for j in range(1, len(w)))
+        if overlapped and engine is re:
+            return None
+        set_key = (one, flags, engine)
+        ok = _FOLLOW_SETS.get(set_key, False)
+        if ok is False:  # one compiled set per source (issue 8: most keywords of a rule share theirs)
+            ok = engine.compile(one, flags)
+            _FOLLOW_SETS[set_key] = ok = None if any(ok.fullmatch(c) for c in _FOLLOW_PROBE) else ok
+        if ok is None:
+            return None  # letters may follow: on keyword-dense text such a check rules out too little
+        got[w] = _Follow(ok, (engine, head + "(?:" + engine.escape(word) + ")(?=" + one + ")", flags),
+                         overlapped, bool(head) and w[:1] in _ASCII_WORD)
+    return got
 
 
 def _follow_starts(follow: dict, index: "LiteralIndex", text: str, lead: tuple, boundary: Optional[bool],
@@ -2071,12 +2083,7 @@ def _follow_starts(follow: dict, index: "LiteralIndex", text: str, lead: tuple, 
         elif listed is not None and listed[1]:
             occ = listed[0]  # every occurrence listed already (by another step or pattern): checked one by one
         elif len(index.occurrences(s, few)) > few:
-            kw: dict = {}
-            if deadline is not None:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise TimeoutError("regex timed out")
-                kw = {"timeout": remaining}
+            kw = _timeout_kw(deadline)
             found = (f.scan.finditer(text, overlapped=True, **kw) if f.overlapped
                      else f.scan.finditer(text, **kw))
             if f.bounded or not boundary:  # the scan's own ``\b`` rules out what the filter below would
