@@ -452,6 +452,10 @@ def audit_distribution(
         if rel in installed_files:
             cdoc = _doc(root, rel, DocumentKind.GENERIC, MAX_STRUCTURED_CHARS)
             _run(Engine(struct_rules), cdoc, report)
+            if cdoc.text and cdoc.text.strip() and _load_structured(cdoc.text) is None:
+                # its MCP servers, hooks and settings could not be checked: the audit is incomplete (exit 3,
+                # verdict undecided), never "safe to install" by silence
+                report.errors.append(EngineError("profile-structured", rel, _unparsed(cdoc.text)))
             if rel == "mcp.json" and cdoc.text and any(True for _ in _servers(_load_structured(cdoc.text))):
                 report.notes.append("mcp.json: Hermes 0.19.0 starts the MCP servers listed in config.yaml "
                                     "(mcp_servers), not mcp.json; mcp.json is copied for other clients and editors, "
@@ -548,6 +552,17 @@ def _load_structured(text: str) -> Any:
         return dist.load_yaml_bounded(t)
     except Exception:  # invalid YAML or over the limits: nothing to check
         return None
+
+
+def _unparsed(text: str) -> str:
+    """Why :func:`_load_structured` gave nothing for ``text``, one line."""
+    if len(text) > MAX_STRUCTURED_CHARS:
+        return f"not evaluated: more than {MAX_STRUCTURED_CHARS:,} characters"
+    try:
+        dist.load_yaml_bounded(text[1:] if text.startswith("\ufeff") else text)
+    except Exception as exc:  # the same call that failed: its message (YAML bomb, syntax error with position)
+        return f"not evaluated: {' '.join(str(exc).split())[:200]}"
+    return "not evaluated: neither JSON nor YAML"
 
 
 def _locate(text: str, *needles: str) -> tuple[int, int]:
