@@ -25,7 +25,7 @@ def _slow(text: str, word: str) -> list:
 
 
 @settings(max_examples=150, deadline=None)
-@given(pieces=st.lists(st.sampled_from(WORDS + [" ", "x", "\n", "a", "b", "전", "指"]), max_size=120),
+@given(pieces=st.lists(st.sampled_from(WORDS + [" ", "x", "\n", "a", "b", "전", "指", "\x00"]), max_size=120),
        chars_per_hit=st.sampled_from([1, 32, 10**9]), sample_chars=st.sampled_from([0, 8, 10**6]), cached=st.lists(st.sampled_from(WORDS), max_size=3))
 def test_locate_gives_the_occurrences_found_one_by_one(pieces, chars_per_hit, sample_chars, cached):
     text = "".join(pieces)
@@ -95,3 +95,21 @@ def test_engine_findings_do_not_change_with_locate(catalog, monkeypatch):
     monkeypatch.setattr(LiteralIndex, "locate", lambda self, words: None)
     slow = key(Engine(catalog.rules).run(doc))
     assert fast == slow and any(f[0] == "HA111" for f in fast)
+
+
+def test_locator_orders_by_the_text_and_reports_placeholders_as_none():
+    """The automaton of a text is fitted to its characters (cached per keywords and ranking); a placeholder
+    (a frequent character that starts no keyword, then NUL) reports ``None``, which locate drops."""
+    text = ("-- .. " * 50 + "指令 ") * 40 + " \x00"
+    a = keywords.locator(("指令", "令指"), text)
+    assert keywords.locator(("指令", "令指"), text) is a
+    assert keywords.locator(("指令", "令指"), "x" * 100) is not a  # another ranking: another automaton
+    found = list(a.iter(text))
+    assert [(e, w) for e, w in found if w is not None] == [(i + 1, "指令") for i in range(len(text)) if text.startswith("指令", i)]
+    assert (len(text) - 1, None) in found  # " \x00": the blank's placeholder
+    index = LiteralIndex(text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pf, "LOCATE_MIN_CHARS", 0)
+        mp.setattr(pf, "LOCATE_MIN_KEYWORDS", 1)
+        index.locate(["指令", "令指"])
+    assert index._occ["指令"][0] == _slow(text, "指令") and None not in index._occ

@@ -253,6 +253,21 @@ def test_iter_matches_equals_finditer_on_examples(cat):
                 assert _spans(iter_matches(p, text)) == _spans(real.finditer(text)), (r.code, i, text)
 
 
+def test_shared_literal_opening_scans_with_finditer_and_finds_the_same():
+    """A pattern whose leading keywords share a written, caseless opening (पिछल in पिछल(?:े|ी)) is one
+    ``finditer`` when they are dense (the engine searches the opening itself); same matches as ever."""
+    from hermes_audit.engine import prefilter as pf
+    import regex
+
+    p = regex.compile(r"पिछल(?:े|ी)\s{1,3}(?:निर्देश|नियम)\s{1,3}(?:भूल|अनदेखा)", regex.IGNORECASE)
+    lead = pf.analyse(p.pattern, p.flags)[1]
+    assert sorted(lead) == ["पिछली", "पिछले"] and pf._literal_opening(p, lead)
+    assert not pf._literal_opening(regex.compile(r"(?:ab|ac)x", regex.IGNORECASE), ("ab", "ac"))  # cased: no
+    text = ("पिछलेनियम पिछली नियम भूल " * 9000) + "पिछले निर्देश अनदेखा"
+    got = _spans(iter_matches(p, text))
+    assert got == _spans(p.finditer(text)) and len(got) == 9001
+
+
 @SETTINGS
 @given(data=st.data())
 def test_iter_matches_equals_finditer_generated(data):

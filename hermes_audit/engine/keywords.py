@@ -176,7 +176,7 @@ _COMMON = " etaoinsrhldcumfpgwybv.,k\nx-_/:()`*#'\"jqz0123456789=[]{}<>!?|;@$%&+
 _RANK = {**{i: 0x100 + i for i in range(128)}, **{ord(c): 1 + i for i, c in enumerate(_COMMON)}}
 #: Second character of the placeholder keys of :func:`_automaton`: no text a keyword pass is run on holds it
 #: after a :data:`_COMMON` character in practice, and when one does the placeholder's report is dropped.
-_PLACEHOLDER_END = "\x00"
+PLACEHOLDER_END = "\x00"
 
 
 def _rank(word: tuple) -> str:
@@ -190,7 +190,7 @@ def _automaton(keys: set):
     were added, which costs most at the start state, where a pass spends much of its time. So the keys are
     added with their characters' frequency order (:data:`_COMMON`), and each :data:`_COMMON` character that
     starts no key (the blank and newline, most often) gets a placeholder key, that character and
-    :data:`_PLACEHOLDER_END`, added in its place in that order: it is then found among the first
+    :data:`PLACEHOLDER_END`, added in its place in that order: it is then found among the first
     transitions instead of after all of them (a third less time per pass on the benchmark texts). Exact: the
     automaton still reports every occurrence of every key; a placeholder is no key of ``keys``, and the
     callers drop its reports (value ``None``).
@@ -199,12 +199,51 @@ def _automaton(keys: set):
         return None
     starts = {k[0] for k in keys}
     words = [(k, k) for k in keys]
-    words += [(c + _PLACEHOLDER_END, None) for c in _COMMON if c not in starts]
+    words += [(c + PLACEHOLDER_END, None) for c in _COMMON if c not in starts]
     words.sort(key=_rank)
     automaton = _module.Automaton()
     for k, v in words:
         automaton.add_word(k, v)
     automaton.make_automaton()
+    return automaton
+
+
+#: Characters of a text sampled (evenly spread) to rank its characters for :func:`locator` (issue 8).
+SAMPLE_CHARS = 4_096
+#: At most this many of a text's most frequent characters get a place of their own in :func:`locator`'s order.
+RANKED_CHARS = 24
+_LOCATORS: dict = {}
+
+
+def locator(keys: tuple, text: str):
+    """An automaton reporting each of ``keys`` (as its value; a placeholder's report has value ``None``)
+    where it ends in ``text``, with its transitions in the order of ``text``'s own character frequencies
+    (sampled from :data:`SAMPLE_CHARS` characters spread over it): the same trick as :func:`_automaton`, fitted to
+    the text, since a pass over a long text dense with characters that start no key (punctuation between
+    foreign-script keywords, say) otherwise spends most of its time at the start state (issue 8: about half
+    the time of ``LiteralIndex.locate`` on the worst-case benchmark's near-misses). Cached per ``keys`` and
+    ranking. Requires :func:`available`."""
+    step = max(1, len(text) // SAMPLE_CHARS)
+    sample = text[::step]
+    counts: dict = {}
+    for c in sample:
+        counts[c] = counts.get(c, 0) + 1
+    ranked = "".join(sorted(counts, key=counts.__getitem__, reverse=True)[:RANKED_CHARS])
+    key = (keys, ranked)
+    automaton = _LOCATORS.get(key)
+    if automaton is None:
+        if len(_LOCATORS) >= 256:
+            _LOCATORS.clear()
+        rank = {c: i for i, c in enumerate(ranked)}
+        starts = {k[0] for k in keys}
+        words = [(k, k) for k in keys] + [(c + PLACEHOLDER_END, None) for c in ranked if c not in starts]
+        far = len(rank)
+        words.sort(key=lambda kv: [rank.get(ch, far + ord(ch)) for ch in kv[0]])
+        automaton = _module.Automaton()  # type: ignore[union-attr]
+        for k, v in words:
+            automaton.add_word(k, v)
+        automaton.make_automaton()
+        _LOCATORS[key] = automaton
     return automaton
 
 

@@ -539,7 +539,6 @@ LOCATE_MIN_KEYWORDS = 32
 LOCATE_CHARS_PER_HIT = 32
 LOCATE_SAMPLE_CHARS = 65_536
 #: sorted keyword tuple -> an Aho-Corasick automaton reporting each where it ends (:meth:`LiteralIndex.locate`).
-_LOCATORS: dict = {}
 _SECOND = itemgetter(1)
 #: Keywords asked of a long text that the accelerator's keyword set lacked (added at its next build).
 _MISSED_KEYWORDS: set = set()
@@ -749,15 +748,7 @@ class LiteralIndex:
         todo = tuple(sorted({w for w in words if w not in occ and len(w) >= 2 and self.has(w)}))
         if len(todo) < LOCATE_MIN_KEYWORDS:
             return
-        automaton = _LOCATORS.get(todo)
-        if automaton is None:
-            if len(_LOCATORS) >= 256:
-                _LOCATORS.clear()
-            automaton = _keywords._module.Automaton()  # type: ignore[union-attr]
-            for w in todo:
-                automaton.add_word(w, w)
-            automaton.make_automaton()
-            _LOCATORS[todo] = automaton
+        automaton = _keywords.locator(todo, self.folded)
         # the text's opening first: when the keywords are dense there (more than ``most`` occurrences end in
         # its first LOCATE_SAMPLE_CHARS characters), the pass would stop early (below) and the keywords be
         # searched one by one anyway, so it is not made; otherwise the same pass goes on (the opening is not
@@ -778,6 +769,8 @@ class LiteralIndex:
             last_end = hits[-1][0] if hits else -1
             while hits and hits[-1][0] == last_end:
                 hits.pop()
+        if _keywords.PLACEHOLDER_END in self.folded:  # a placeholder's report (value None): not a keyword
+            hits = [h for h in hits if h[1] is not None]
         hits.sort(key=_SECOND)  # stable: each keyword's ends stay ascending
         for w, group in groupby(hits, key=_SECOND):
             if w not in occ:
@@ -863,11 +856,13 @@ ANCHOR_DENSITY_PLAIN = 400
 #: Characters per keyword occurrence below which :func:`iter_matches` stops examining occurrences and runs
 #: one ``finditer`` (each occurrence costs a few microseconds even when its candidate starts are ruled out).
 ANCHOR_OCCURRENCE_CHARS = 64
-#: Characters per occurrence of the one keyword a pattern opens with (literally: see
+#: Characters per occurrence of the keywords a pattern opens with (literally: see
 #: :func:`_literal_opening`) below which :func:`iter_matches` runs one ``finditer``: the ``regex`` engine then
 #: finds the keyword itself at C speed, cheaper than trying each occurrence from Python (issue 8: a rule of
 #: several such patterns on a text dense with their keywords).
 LITERAL_SCAN_CHARS = 4000
+#: Characters the leading keywords of a pattern must share at its opening for :func:`_literal_opening`.
+LITERAL_PREFIX_MIN = 2
 #: Flag bits that matter to the analysis (same values in ``re`` and ``regex``).
 _RELEVANT_FLAGS = int(re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE)
 #: ``regex`` flag bits whose matching modes are not analysed (FULLCASE, VERSION1, BESTMATCH,
@@ -1804,17 +1799,25 @@ _LITERAL_OPENING: dict = {}
 
 
 def _literal_opening(compiled, lead: tuple) -> bool:
-    """True when pattern ``compiled`` (leading keywords ``lead``, folded) is written to open with its one
-    leading keyword as plain characters, after at most a ``\\b``, that no case folding changes or that blanks
-    must follow: the ``regex`` engine then searches for that literal itself and rejects most occurrences at
-    once, faster than :func:`iter_matches` tries them one by one from Python when they are dense (a speed
-    choice only: both give ``finditer``'s matches). Cached per pattern text and flags."""
+    """True when pattern ``compiled`` (leading keywords ``lead``, folded) is written to open, after at most a
+    ``\\b``, with plain characters that no case folding changes (or, for one leading keyword, that blanks
+    must follow): its one leading keyword, or the opening of at least :data:`LITERAL_PREFIX_MIN` characters that
+    its leading keywords share (``पिछल(?:े|ी)\\s``). The ``regex`` engine then searches for that literal itself
+    and rejects most occurrences at once, faster than :func:`iter_matches` tries them one by one from Python
+    when they are dense (a speed choice only: both give ``finditer``'s matches). Cached per pattern text and
+    flags."""
     key = (compiled.pattern, compiled.flags)
     got = _LITERAL_OPENING.get(key)
     if got is None:
-        w = lead[0] if len(lead) == 1 else ""
         src = compiled.pattern
         k = 2 if src.startswith("\\b") else 0
+        if len(lead) == 1:
+            w = lead[0]
+        else:  # the keywords' common opening, written as it is in the pattern
+            w = lead[0][:next((j for j in range(len(lead[0])) if any(x[j:j + 1] != lead[0][j] for x in lead)),
+                              len(lead[0]))]
+            if len(w) < LITERAL_PREFIX_MIN or w != w.lower() or w != w.upper():
+                w = ""
         seg = src[k:k + len(w)]
         nxt = src[k + len(w):k + len(w) + 8]
         # caseless keywords (Hangul, CJK, ...), or a keyword followed by required blanks (``\\bdd[ \\t]{1,4}``):
@@ -2109,6 +2112,16 @@ def _follow_starts(follow: dict, index: "LiteralIndex", text: str, lead: tuple, 
     return sorted(set(out))
 
 
+def _more_than(index: LiteralIndex, words: tuple, most: int) -> bool:
+    """True when ``words`` (folded) occur more than ``most`` times in all in the index's text."""
+    seen = 0
+    for w in words:
+        seen += len(index.occurrences(w, most - seen))
+        if seen > most:
+            return True
+    return False
+
+
 def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, timeout: Optional[float] = None):
     """``compiled.finditer(text)``, skipping texts without the pattern's keywords and trying only where a
     match can start: at a leading keyword, or within the bounded distance before an anchor keyword
@@ -2138,7 +2151,7 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
     if not lead:
         return  # every match starts at (or within reach before) an occurrence of a leading keyword
     if (lo == hi == 0 and _literal_opening(compiled, all_lead)
-            and len(index.occurrences(lead[0], len(text) // LITERAL_SCAN_CHARS)) > len(text) // LITERAL_SCAN_CHARS):
+            and _more_than(index, lead, len(text) // LITERAL_SCAN_CHARS)):
         yield from compiled.finditer(text, **kw)  # the same matches (issue 8: see LITERAL_SCAN_CHARS)
         return
     limit = len(text) // density + 4
