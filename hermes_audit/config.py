@@ -26,6 +26,7 @@ A hostile repository can ship a configuration that hides its own findings;
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -145,11 +146,30 @@ def _read_toml(path: Path, root: Optional[Path] = None) -> dict:
         raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
 
 
+def _refuse_special(path: Path) -> None:
+    """Raise :class:`ConfigError` when a configuration file name at the repository root is taken by
+    something that is not a regular file or a symlink (a FIFO, a socket, a device, a directory).
+
+    Only ``lstat`` is called, so a FIFO nobody writes to is never opened and cannot block the run;
+    a symlink is left to :func:`_read_toml` (the safe reader: never a FIFO, never out of the tree).
+    ``.hermes-audit.toml`` and ``pyproject.toml`` are treated alike: the scan would otherwise run with
+    or without the repository's configuration depending on a file it cannot read.
+    """
+    from hermes_audit.documents.reader import path_mode
+
+    mode = path_mode(path)
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+        raise ConfigError(f"{path}: not a regular file; not read")
+
+
 def load_config(root: Path, explicit: Optional[Path] = None) -> Config:
     """The configuration for a scan rooted at ``root`` (empty when there is none).
 
     ``explicit`` names a file to use instead of discovery (``--config``); it may be
-    a ``pyproject.toml`` or a ``.hermes-audit.toml``.
+    a ``pyproject.toml`` or a ``.hermes-audit.toml``. Raises :class:`ConfigError` (one line naming
+    the file; the CLI exits 2) for a file that cannot be read or is invalid, including a
+    ``.hermes-audit.toml`` or ``pyproject.toml`` at ``root`` that is not a regular file (a FIFO is
+    never opened).
     """
     if explicit is not None:
         if not explicit.is_file():
@@ -162,13 +182,13 @@ def load_config(root: Path, explicit: Optional[Path] = None) -> Config:
             table = data.get("tool", {}).get("hermes-audit", data)
         return parse_table(table, explicit)
     dedicated = root / ".hermes-audit.toml"
-    if os.path.lexists(dedicated) and not (dedicated.is_file() or dedicated.is_symlink()):
-        raise ConfigError(f"{dedicated}: not a regular file; not read")
+    _refuse_special(dedicated)
     if dedicated.is_file() or dedicated.is_symlink():
         data = _read_toml(dedicated, root)
         table = data.get("tool", {}).get("hermes-audit", data) if "tool" in data else data
         return parse_table(table, dedicated)
     pyproject = root / "pyproject.toml"
+    _refuse_special(pyproject)
     if pyproject.is_file() or pyproject.is_symlink():
         data = _read_toml(pyproject, root)
         tool = data.get("tool", {})

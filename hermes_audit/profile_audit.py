@@ -383,7 +383,11 @@ def audit_distribution(
         _guard_findings(res, d, root, report, options.max_bytes)
         for err in res.errors:
             report.errors.append(EngineError("skills-guard", d, err))
-        _run(Engine(skill_rules), _doc(root, f"{d}/SKILL.md", DocumentKind.SKILL, options.max_bytes), report)
+        sdoc = _doc(root, f"{d}/SKILL.md", DocumentKind.SKILL, options.max_bytes)
+        _run(Engine(skill_rules), sdoc, report)
+        why = skill_frontmatter_problem(sdoc.text) if sdoc.text is not None else None
+        if why:  # said, never silent; the text itself was scanned above, so the audit stays complete
+            report.notes.append(f"{d}/SKILL.md: {why}")
         covered.add(d)
     loose = [e.rel for e in tree.files() if e.rel.startswith("skills/") and e.rel in installed_files
              and not any(e.rel.startswith(c + "/") for c in covered)]
@@ -552,6 +556,49 @@ def _load_structured(text: str) -> Any:
         return dist.load_yaml_bounded(t)
     except Exception:  # invalid YAML or over the limits: nothing to check
         return None
+
+
+#: Hermes' front-matter fence (``parse_frontmatter``, hermes-agent 0.19.0 ``agent/skill_utils.py``): the
+#: YAML runs from after the leading ``---`` to the next line that is ``---`` (trailing spaces allowed).
+_FRONTMATTER_END = re.compile(r"\n---\s*\n")
+
+
+def skill_frontmatter_problem(text: str) -> Optional[str]:
+    """Why the YAML front matter of a ``SKILL.md`` (``text``) could not be read, one line; ``None`` when
+    there is none or it parses.
+
+    The front matter is found as Hermes finds it (``parse_frontmatter``, hermes-agent 0.19.0
+    ``agent/skill_utils.py``: one leading U+FEFF dropped, ``---`` at the start, the YAML up to the next
+    ``\n---`` line) and parsed with :func:`hermes_audit.hermes.distribution.load_yaml_bounded`. Over the
+    limits (an alias bomb, a self-reference, too deep, too many nodes): ``front matter not evaluated:
+    <why>; ...``; invalid YAML: ``front matter not read: invalid YAML: <PyYAML's message with (line L,
+    column C) in the file's lines>; ...``, each saying what Hermes does with it. Never raises.
+    """
+    import yaml
+
+    content = text[1:] if text.startswith("\ufeff") else text
+    if not content.startswith("---"):
+        return None
+    end = _FRONTMATTER_END.search(content, 3)
+    if end is None:
+        return None
+    block = content[3:end.start()]
+    scanned = "the skill's text was still scanned line by line (skills guard and audit rules)"
+    try:
+        dist.load_yaml_bounded(block)
+    except dist.YamlLimitError as exc:
+        return (f"front matter not evaluated: {exc}; Hermes parses it with yaml.safe_load (quickly: an alias is a "
+                "shared reference) each time it builds the skills index, where turning a bombed value into text "
+                f"(str() of the description, say) exhausts time and memory; {scanned}")
+    except yaml.YAMLError as exc:
+        for mark in (getattr(exc, "context_mark", None), getattr(exc, "problem_mark", None)):
+            if mark is not None and mark.line == 0:
+                mark.column += 3  # the block starts after the opening '---' on the file's first line
+        return (f"front matter not read: invalid YAML: {dist.yaml_error_text(exc)}; Hermes falls back to "
+                f"reading its 'key: value' lines one by one (name, description); {scanned}")
+    except (ValueError, RecursionError) as exc:
+        return f"front matter not read: {' '.join(str(exc).split())[:200]}; {scanned}"
+    return None
 
 
 def _unparsed(text: str) -> str:

@@ -55,7 +55,9 @@ def prepare_baseline(opts, baseline: Optional[Path], write_to: Optional[Path], n
 
 def finish_baseline(result, write_to: Optional[Path]) -> None:
     """For ``--write-baseline``: write the baseline of ``result`` atomically, then mark
-    its findings as accepted so the report and exit code show the new state."""
+    its findings as accepted so the report and exit code show the new state. The line saying
+    what was written (``hermes-audit: wrote N findings to baseline FILE``) goes to stderr, once;
+    it is not added to the report's notes."""
     if write_to is None:
         return
     from hermes_audit.baseline import Baseline, apply_baseline, build_baseline, dump_baseline, load_baseline
@@ -78,5 +80,6 @@ def finish_baseline(result, write_to: Optional[Path]) -> None:
     msg = f"wrote {n} finding{'s' if n != 1 else ''} to baseline {target}"
     if stale:
         msg += f" ({len(stale)} stale entr{'ies' if len(stale) != 1 else 'y'} dropped)"
-    result.notes.append(msg)
+    # once, on stderr only: the report (on stdout or in -o FILE, in any format) describes the scan, and a
+    # JSON or SARIF consumer gets no note about hermes-audit's own bookkeeping
     click.echo(f"hermes-audit: {msg}", err=True)

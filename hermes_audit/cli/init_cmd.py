@@ -12,6 +12,10 @@ Two changes, each reported on its own line:
 * ``.github/workflows/hermes-audit.yml``: the example workflow of docs/github.md,
   written only when no such file exists.
 
+The hook's ``rev`` (and the workflow's ``uses`` ref) is the release tag of this
+version when it exists (:data:`RELEASE_TAG`); until then the default branch, with
+a comment saying how to pin a commit (``pre-commit autoupdate --repo URL``).
+
 Idempotent (a second run changes nothing), never clobbers (existing files are
 only ever appended to as above, symlinks are not written through), writes
 atomically, never runs git or git hooks. Exit codes: 0 done (changed or not),
@@ -27,7 +31,6 @@ from typing import Optional
 
 import click
 
-from hermes_audit import __version__
 from hermes_audit.cli.common import CliError
 
 #: Where the hook and the action live (see hermes_audit.reporters.sarif.PROJECT_URL).
@@ -39,12 +42,36 @@ WORKFLOW_FILE = ".github/workflows/hermes-audit.yml"
 MAX_CONFIG_BYTES = 1024 * 1024
 ACTION_REF = PROJECT_URL.split("github.com/", 1)[-1]
 
+#: The release tag of this version (``v`` + ``__version__``) once it is published in the project
+#: repository; ``None`` while it is not (tests/test_init.py compares it with ``git tag`` of the checkout).
+#: pre-commit and GitHub Actions fetch ``rev``/``uses`` refs from that repository, so a tag that does not
+#: exist there breaks both: without one, the files name the default branch (:data:`DEFAULT_BRANCH`)
+#: and say how to pin a commit.
+RELEASE_TAG: Optional[str] = None
+#: The project repository's default branch, used while there is no release tag.
+DEFAULT_BRANCH = "main"
+
+
+def hook_rev() -> str:
+    """The ``rev`` written for the pre-commit hook (and the ref of the workflow's ``uses``): the release
+    tag when there is one, else the default branch."""
+    return RELEASE_TAG or DEFAULT_BRANCH
+
+
 #: The hook's repository entry (a YAML sequence item, indented by {indent}).
 HOOK_ENTRY = (
     "- repo: {url}\n"
-    "  rev: v{version}\n"
+    "{comment}"
+    "  rev: {rev}\n"
     "  hooks:\n"
     "    - id: {hook}\n"
+)
+#: Above ``rev:`` while there is no release tag: pre-commit expects an immutable rev (a tag or a commit
+#: SHA), warns about a branch name and never updates a branch it has cached; ``autoupdate`` writes the
+#: newest tag, or the newest commit's SHA while the repository has no tag.
+UNPINNED_COMMENT = (
+    "  # no hermes-audit release tag yet: pin this to a commit with\n"
+    "  #   pre-commit autoupdate --repo {url}\n"
 )
 
 #: The example workflow (also docs/examples/hermes-audit.yml; a test keeps them equal).
@@ -72,7 +99,7 @@ jobs:
       - uses: actions/checkout@v4
         with:
           persist-credentials: false
-      - uses: {action}@v{version}
+{uses_comment}      - uses: {action}@{ref}
         with:
           paths: .
           hermes-version: latest
@@ -98,13 +125,19 @@ class SnippetError(CliError):
 
 
 def workflow_text() -> str:
-    """The example workflow for this version."""
-    return WORKFLOW_TEMPLATE.format(action=ACTION_REF, version=__version__)
+    """The example workflow for this version (``uses:`` the release tag, else the default branch with a
+    comment saying how to pin a commit)."""
+    comment = "" if RELEASE_TAG else (
+        "      # no hermes-audit release tag yet: this follows its default branch; pin a commit\n"
+        f"      # (uses: {ACTION_REF}@<40-character commit SHA>) to freeze it\n")
+    return WORKFLOW_TEMPLATE.format(action=ACTION_REF, ref=hook_rev(), uses_comment=comment)
 
 
 def hook_entry(indent: int = 2) -> str:
-    """The pre-commit repository entry, each line indented by ``indent`` spaces."""
-    text = HOOK_ENTRY.format(url=PROJECT_URL, version=__version__, hook=HOOK_ID)
+    """The pre-commit repository entry, each line indented by ``indent`` spaces (with a comment on how to
+    pin it while there is no release tag)."""
+    comment = "" if RELEASE_TAG else UNPINNED_COMMENT.format(url=PROJECT_URL)
+    text = HOOK_ENTRY.format(url=PROJECT_URL, comment=comment, rev=hook_rev(), hook=HOOK_ID)
     return "".join(" " * indent + line for line in text.splitlines(keepends=True))
 
 
@@ -256,8 +289,8 @@ def setup_pre_commit(root: Path, dry_run: bool) -> str:
         )
     if not dry_run:
         _atomic_write(path, new, stat.S_IMODE(os.lstat(path).st_mode))
-        return f"updated {PRE_COMMIT_FILE}: added the {HOOK_ID} hook ({PROJECT_URL} v{__version__})"
-    return f"would update {PRE_COMMIT_FILE}: add the {HOOK_ID} hook ({PROJECT_URL} v{__version__})"
+        return f"updated {PRE_COMMIT_FILE}: added the {HOOK_ID} hook ({PROJECT_URL} {hook_rev()})"
+    return f"would update {PRE_COMMIT_FILE}: add the {HOOK_ID} hook ({PROJECT_URL} {hook_rev()})"
 
 
 def setup_workflow(root: Path, dry_run: bool) -> str:
@@ -308,4 +341,7 @@ def init(target: Optional[Path], no_pre_commit: bool, no_workflow: bool, dry_run
     for line in lines:
         click.echo(line)
     if not dry_run and any(line.startswith(("created .pre", "updated")) for line in lines):
+        if RELEASE_TAG is None:
+            click.echo(f"next: run `pre-commit autoupdate --repo {PROJECT_URL}` to pin the hook to a commit "
+                       f"(hermes-audit has no release tag yet; rev: {DEFAULT_BRANCH} follows its branch)")
         click.echo("next: run `pre-commit install` to enable the hook for your commits")

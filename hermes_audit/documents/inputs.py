@@ -56,11 +56,15 @@ GIT_BINARY_SNIFF_BYTES = 8000
 def why_not_utf8(read: ReadResult) -> str:
     """A short explanation of a decode failure, from the byte-order mark and the first bad bytes.
 
-    Returns e.g. ``"it is UTF-16-LE text (byte-order mark)"`` or ``"bytes ED A0 80 encode
-    a UTF-16 surrogate (CESU-8 or WTF-8), which UTF-8 forbids"``; ``""`` when nothing is known.
+    Returns e.g. ``"it is UTF-16-LE text (byte-order mark)"``, ``"it is binary data: an ELF executable
+    or library, not text"`` (NUL bytes or a file signature, :func:`hermes_audit.documents.reader.binary_clue`:
+    never described as a legacy encoding) or ``"bytes ED A0 80 encode a UTF-16 surrogate (CESU-8 or
+    WTF-8), which UTF-8 forbids"``; ``""`` when nothing is known.
     """
     if read.bom in ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"):
         return f"it is {read.bom.upper()} text (it starts with that byte-order mark)"
+    if read.binary:  # NUL bytes or a file signature: not text in some other encoding
+        return f"it is {read.binary}, not text" if read.binary.startswith("binary") else f"it is {read.binary}"
     bad = read.bad_bytes or b""
     if not bad:
         return ""

@@ -74,6 +74,9 @@ class ReadResult:
     bom: Optional[str] = None  # "utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"
     #: For a file that is not UTF-8: up to 4 bytes from the first invalid one (to name the encoding).
     bad_bytes: Optional[bytes] = None
+    #: For a file that is not UTF-8 and is not text at all: what its first bytes say it is (see
+    #: :func:`binary_clue`), e.g. ``"binary data: an ELF executable"``; ``None`` when nothing says so.
+    binary: Optional[str] = None
     #: Oversized files: where ``tail`` starts in the whole file, as a character offset and a
     #: 1-based line and column (``None`` when the middle was skipped unread and they are unknown).
     tail_start: Optional[int] = None
@@ -178,6 +181,33 @@ def _sniff_bom(head: bytes) -> Optional[str]:
     return None
 
 
+#: Targets of Linux's ``/proc/<pid>/fd/N`` links that name no file: a pipe, a socket, an anonymous inode.
+_ANONYMOUS_TARGET = re.compile(r"^(pipe|socket|anon_inode):")
+
+
+def _anonymous_descriptor(path: Path) -> Optional[ReadResult]:
+    """``/dev/stdin``, ``/dev/fd/N``, ``/proc/self/fd/N`` when the descriptor is a pipe or socket.
+
+    Their last link names no file (``pipe:[12345]``), so resolving them fails as for a dangling
+    symlink, yet ``stat`` through them works. Reported as what they are (``not-regular``, never
+    opened); ``None`` when ``path`` is an ordinary dangling symlink.
+    """
+    try:
+        name = os.path.basename(os.path.realpath(path))
+        if not _ANONYMOUS_TARGET.match(name):
+            return None
+        mode = os.stat(path).st_mode  # stat never opens: safe on a pipe nobody writes to
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    kind = _file_type(mode)
+    what = "a pipe" if name.startswith("pipe:") else f"a {kind}"
+    return ReadResult(ReadStatus.NOT_REGULAR,
+                      detail=f"is {what} ({name}: an open descriptor such as standard input), not a regular "
+                             "file; never opened (to scan piped text, save it to a file first)", file_type=kind)
+
+
 def check_path(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
     """Pre-open checks: existence, symlink escape, file type. ``None`` when the path may be opened."""
     try:
@@ -194,6 +224,9 @@ def check_path(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 return ReadResult(ReadStatus.SYMLINK_LOOP, detail="symlink loop; not followed", file_type="symlink")
+            anonymous = _anonymous_descriptor(path)
+            if anonymous is not None:
+                return anonymous
             return ReadResult(ReadStatus.MISSING, detail="dangling symlink; not followed", file_type="symlink")
         except RuntimeError:
             return ReadResult(ReadStatus.SYMLINK_LOOP, detail="symlink loop; not followed", file_type="symlink")
@@ -275,24 +308,20 @@ def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
     middle_plain = True  # no possible heading or fence line in what is dropped between head and tail
     first = True
     bom = None
+    head_bytes = b""
     while True:
         chunk = fh.read(_CHUNK)
         if first:
             bom = _sniff_bom(chunk[:4])
+            head_bytes = chunk[:BINARY_SNIFF_BYTES]
             first = False
         final = not chunk
         pending = len(decoder.getstate()[0])  # bytes of a character cut by the previous chunk
         try:
             piece = decoder.decode(chunk, final=final)
         except UnicodeDecodeError as exc:
-            return ReadResult(
-                ReadStatus.NOT_UTF8,
-                size_bytes=max(size, total_bytes),
-                detail=f"not valid UTF-8 (first bad byte at offset {total_bytes - pending + exc.start})",
-                decode_error_offset=total_bytes - pending + exc.start,
-                bom=bom,
-                bad_bytes=bytes(exc.object[exc.start:exc.start + 4]),
-            )
+            return _not_utf8(max(size, total_bytes), total_bytes - pending + exc.start, bom,
+                             bytes(exc.object[exc.start:exc.start + 4]), head_bytes)
         total_bytes += len(chunk)
         newlines += piece.count("\n")
         combined_start = total_chars - len(tail)
@@ -357,9 +386,7 @@ def _read_head_tail(fh, size: int) -> ReadResult:
     try:
         head = decoder.decode(head_bytes, final=False)
     except UnicodeDecodeError as exc:
-        return ReadResult(ReadStatus.NOT_UTF8, size_bytes=size,
-                          detail=f"not valid UTF-8 (first bad byte at offset {exc.start})",
-                          decode_error_offset=exc.start, bom=bom, bad_bytes=head_bytes[exc.start:exc.start + 4])
+        return _not_utf8(size, exc.start, bom, head_bytes[exc.start:exc.start + 4], head_bytes[:BINARY_SNIFF_BYTES])
     pending = len(decoder.getstate()[0])
     head_end = len(head_bytes) - pending
     tail_start = max(head_end, size - 4 * OVERSIZE_TAIL_CHARS)
@@ -372,10 +399,8 @@ def _read_head_tail(fh, size: int) -> ReadResult:
         tail = tail_bytes[skip:].decode("utf-8")
     except UnicodeDecodeError as exc:
         off = tail_start + skip + exc.start
-        return ReadResult(ReadStatus.NOT_UTF8, size_bytes=size,
-                          detail=f"not valid UTF-8 (first bad byte at offset {off})",
-                          decode_error_offset=off, bom=bom,
-                          bad_bytes=tail_bytes[skip + exc.start:skip + exc.start + 4])
+        return _not_utf8(size, off, bom, tail_bytes[skip + exc.start:skip + exc.start + 4],
+                         head_bytes[:BINARY_SNIFF_BYTES])
     middle = max(0, tail_start + skip - head_end)
     total_chars = len(head) + middle + len(tail)
     return ReadResult(
@@ -391,19 +416,74 @@ def _read_head_tail(fh, size: int) -> ReadResult:
     )
 
 
+#: Bytes git inspects to decide that a file is binary (a NUL among them; ``buffer_is_binary`` in git's
+#: xdiff-interface.c). hermes-audit uses the same window to call a file that is not UTF-8 binary.
+BINARY_SNIFF_BYTES = 8000
+#: File signatures (leading bytes) of common binary formats, and the words a message uses for them.
+_SIGNATURES = (
+    (b"\x7fELF", "an ELF executable or library"),
+    (b"\xcf\xfa\xed\xfe", "a Mach-O executable"),
+    (b"\xce\xfa\xed\xfe", "a Mach-O executable"),
+    (b"MZ", "a Windows executable (MZ header)"),
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"%PDF-", "a PDF document"),
+    (b"PK\x03\x04", "a ZIP archive (or a format built on ZIP: .docx, .jar, .whl...)"),
+    (b"\x1f\x8b", "gzip-compressed data"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+)
+
+
+def binary_clue(head: bytes) -> Optional[str]:
+    """What the first bytes of a file that is not UTF-8 say it is, when it is not text.
+
+    ``head`` is the start of the file (at least :data:`BINARY_SNIFF_BYTES` bytes when the file is
+    that long). Returns ``"binary data: <format>"`` for a known signature (ELF, Mach-O, PE, PNG,
+    GIF, JPEG, PDF, ZIP, gzip, SQLite; ``MZ`` only with a NUL byte, as it is also plain text);
+    ``"UTF-16-LE text without a byte-order mark ..."`` (or ``-BE``) when NULs sit at nearly every odd
+    (even) position and almost never at the others; ``"binary data: NUL bytes from byte N"`` for any
+    other NUL in the first :data:`BINARY_SNIFF_BYTES` bytes (git's binary test); else ``None`` (the
+    file is more likely text in a legacy encoding, or UTF-16/UTF-32 text with a byte-order mark,
+    which the mark names). Byte offsets are 0-based.
+    """
+    if _sniff_bom(head[:4]) not in (None, "utf-8"):
+        return None  # UTF-16 or UTF-32 text that says so: named from its byte-order mark instead
+    sniff = head[:BINARY_SNIFF_BYTES]
+    first_nul = sniff.find(b"\x00")
+    for magic, what in _SIGNATURES:
+        if sniff.startswith(magic) and (magic != b"MZ" or first_nul >= 0):
+            return f"binary data: {what}"
+    if first_nul < 0:
+        return None
+    if len(sniff) >= 8:
+        even, odd = sniff[0::2], sniff[1::2]
+        even_nul, odd_nul = even.count(0) / len(even), odd.count(0) / len(odd)
+        if odd_nul >= 0.4 and even_nul <= 0.05:
+            return "UTF-16-LE text without a byte-order mark (every other byte is NUL)"
+        if even_nul >= 0.4 and odd_nul <= 0.05:
+            return "UTF-16-BE text without a byte-order mark (every other byte is NUL)"
+    return f"binary data: NUL bytes from byte {first_nul:,}"
+
+
+def _not_utf8(size: int, offset: int, bom: Optional[str], bad: bytes, head: bytes) -> ReadResult:
+    """The result for a file whose strict UTF-8 decoding fails at byte ``offset``; ``head`` is its start."""
+    binary = binary_clue(head)
+    detail = f"not valid UTF-8 (first bad byte at offset {offset})"
+    if bom and bom != "utf-8":
+        detail += f"; starts with a {bom.upper()} byte-order mark"
+    elif binary:
+        detail += f"; {binary}"
+    return ReadResult(ReadStatus.NOT_UTF8, size_bytes=size, detail=detail, decode_error_offset=offset, bom=bom,
+                      bad_bytes=bad, binary=binary)
+
+
 def decode_bytes(data: bytes) -> ReadResult:
     """Decode an in-memory file the way Hermes 0.19.0 does (strict UTF-8, BOM kept)."""
     bom = _sniff_bom(data[:4])
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return ReadResult(
-            ReadStatus.NOT_UTF8,
-            size_bytes=len(data),
-            detail=f"not valid UTF-8 (first bad byte at offset {exc.start})"
-            + (f"; starts with a {bom.upper()} byte-order mark" if bom and bom != "utf-8" else ""),
-            decode_error_offset=exc.start,
-            bom=bom,
-            bad_bytes=data[exc.start:exc.start + 4],
-        )
+        return _not_utf8(len(data), exc.start, bom, data[exc.start:exc.start + 4], data[:BINARY_SNIFF_BYTES])
     return ReadResult(ReadStatus.OK, text=text, size_bytes=len(data), total_chars=len(text), bom=bom)

@@ -185,13 +185,33 @@ def _schedule_text(s: Any) -> str:
     return "" if s is None else str(s)[:80]
 
 
+def _parse_error_text(exc: BaseException) -> str:
+    """Why a cron file did not parse, on one line, with the position as ``line L, column C`` (1-based,
+    columns in code points; a leading byte-order mark is not counted, as PyYAML does not count it) as
+    HA753 gives it for distribution.yaml: PyYAML's context and problem
+    (:func:`hermes_audit.hermes.distribution.yaml_error_text`), or the JSON decoder's message."""
+    if isinstance(exc, yaml.YAMLError):
+        from hermes_audit.hermes.distribution import yaml_error_text
+
+        return yaml_error_text(exc)
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return " ".join(str(exc).split())[:200] or type(exc).__name__
+
+
 def parse_job_text(text: str, path: str) -> CronFile:
-    """Jobs in a cron file's text (JSON, or YAML for ``.yaml``/``.yml``): ``{"jobs": [...]}``, a list, or one job."""
+    """Jobs in a cron file's text (JSON, or YAML for ``.yaml``/``.yml``): ``{"jobs": [...]}``, a list, or one job.
+
+    A file that does not parse gets ``error`` = ``not valid YAML: <message with (line L, column C)>`` (or
+    JSON); one over the YAML limits ``not evaluated: <why>``. Never raises."""
     cf = CronFile(path, path == LIVE_JOBS_FILE)
+    is_yaml = path.endswith((".yaml", ".yml"))
     if text.startswith("\ufeff"):
         text = text[1:]  # the scheduler reads utf-8-sig
     try:
-        if path.endswith((".yaml", ".yml")):
+        if is_yaml:
             from hermes_audit.hermes.distribution import YamlLimitError, load_yaml_bounded
 
             try:
@@ -205,7 +225,7 @@ def parse_job_text(text: str, path: str) -> CronFile:
             except json.JSONDecodeError:
                 data = json.loads(text, strict=False)  # the scheduler retries with strict=False
     except (ValueError, yaml.YAMLError, RecursionError) as exc:
-        cf.error = f"not valid {'YAML' if path.endswith(('.yaml', '.yml')) else 'JSON'}: {type(exc).__name__}"
+        cf.error = f"not valid {'YAML' if is_yaml else 'JSON'}: {_parse_error_text(exc)}"
         return cf
     if isinstance(data, dict) and isinstance(data.get("jobs"), list):
         items = data["jobs"]

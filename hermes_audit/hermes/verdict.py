@@ -18,6 +18,9 @@ Sources (0.19 profile: hermes-agent 0.19.0; ``latest``: the reference's V-latest
   the ``strict`` scope by ``[BLOCKED: <file> entry contained threat pattern(s): <ids>.
   Removed from system prompt; use memory(action=remove) to delete the original.]``.
   An entry that already starts with ``[BLOCKED:`` is not scanned.
+* ``distribution.yaml`` (``hermes_cli/profile_distribution.py``): ``loaded`` when ``hermes profile
+  install`` accepts it, ``skipped`` when Hermes refuses it or hermes-audit did not evaluate it (an alias
+  bomb Hermes would expand, a file read only in part): :func:`manifest_verdict`.
 """
 
 from __future__ import annotations
@@ -336,7 +339,8 @@ def verdict_for(
         return HermesVerdict(SKIPPED, message=_skip_reason(doc, profile))
     text = doc.text
     if doc.kind is DocumentKind.DISTRIBUTION:
-        return HermesVerdict(LOADED, note="profile distribution manifest: read at install time, never put in the prompt")
+        partial = doc.read.status is ReadStatus.OVERSIZED and len(text) < doc.read.total_chars
+        return manifest_verdict(text, doc.read.detail if partial else None)
     if doc.kind is DocumentKind.SKILL:
         return HermesVerdict(
             LOADED,
@@ -364,6 +368,41 @@ def verdict_for(
             hits=hits,
         )
     return HermesVerdict(BLOCKED, ids, message=blocked_marker(doc.label, ids), hits=hits)
+
+
+#: The note of every ``distribution.yaml`` verdict.
+MANIFEST_NOTE = "profile distribution manifest: read at install time, never put in the prompt"
+
+
+def manifest_verdict(text: str, partial: Optional[str] = None) -> HermesVerdict:
+    """The verdict on a ``distribution.yaml`` whose text is ``text``; ``partial`` is set (the reader's
+    detail) when only part of the file was read (over ``--max-file-size``).
+
+    ``loaded`` when ``hermes profile install`` accepts the manifest (also when an alias bomb sits only
+    in keys Hermes ignores: the message says so). ``skipped`` when it does not: Hermes refuses it
+    (YAML error, schema; the message is Hermes' ``Failed to parse ...`` or schema wording,
+    ``hermes_cli/profile_distribution.py`` of 0.19.0), or hermes-audit did not evaluate it (a YAML
+    alias bomb Hermes would expand, a self-reference, nesting too deep, a file read only in part; the
+    message says what Hermes would do when that is known). A refusal and a bomb also get an HA753
+    finding (high for the bomb), so the verdict, the finding and ``hermes-audit profile`` agree; none
+    makes the scan incomplete.
+    """
+    from hermes_audit.hermes.distribution import MANIFEST_FILENAME, ManifestRead, parse_manifest_text
+
+    if partial:
+        read = ManifestRead(error=f"hermes-audit did not evaluate {MANIFEST_FILENAME}: only part of it was read "
+                                  f"({partial})", error_kind="limit")
+    else:
+        read = parse_manifest_text(text, MANIFEST_FILENAME)
+    if read.error_kind == "limit":
+        effect = f"; {read.hermes_effect}" if read.hermes_effect else ""
+        return HermesVerdict(SKIPPED, message=f"{read.error}{effect}", note=MANIFEST_NOTE)
+    if read.error:
+        return HermesVerdict(SKIPPED, message=f"Hermes refuses to install the distribution: {read.error}",
+                             note=MANIFEST_NOTE)
+    if read.bomb:
+        return HermesVerdict(LOADED, message=f"{read.bomb}; {read.hermes_effect}", note=MANIFEST_NOTE)
+    return HermesVerdict(LOADED, note=MANIFEST_NOTE)
 
 
 def _memory_verdict(doc: Document, text: str, scanner: ThreatScanner, profile: VersionProfile) -> HermesVerdict:

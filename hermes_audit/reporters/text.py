@@ -69,7 +69,7 @@ def render(result, color: bool = False, show_source: bool = True, include_suppre
             if v.pattern_ids:
                 line += " " + ", ".join(v.pattern_ids)
             out.append(line)
-            if v.message and v.status != "loaded":
+            if v.message:  # a loaded file has one only when something about it needs saying (a manifest's bomb)
                 out.append(f"  {'':<{width}}  {'':<13} {printable(v.message, 600)}")
         out.append("")
     for note in result.notes:
