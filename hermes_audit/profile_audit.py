@@ -386,7 +386,9 @@ def audit_distribution(
         sdoc = _doc(root, f"{d}/SKILL.md", DocumentKind.SKILL, options.max_bytes)
         _run(Engine(skill_rules), sdoc, report)
         why = skill_frontmatter_problem(sdoc.text) if sdoc.text is not None else None
-        if why:  # said, never silent; the text itself was scanned above, so the audit stays complete
+        if why and not why.startswith(FRONTMATTER_BOMB):
+            # invalid YAML (Hermes falls back to key: value lines): said, never silent; the text itself was
+            # scanned above, so the audit stays complete. A bomb is a finding (HA760, detector below).
             report.notes.append(f"{d}/SKILL.md: {why}")
         covered.add(d)
     loose = [e.rel for e in tree.files() if e.rel.startswith("skills/") and e.rel in installed_files
@@ -563,15 +565,30 @@ def _load_structured(text: str) -> Any:
 _FRONTMATTER_END = re.compile(r"\n---\s*\n")
 
 
+#: How :func:`skill_frontmatter_problem` opens its answer for front matter that is a YAML alias bomb.
+FRONTMATTER_BOMB = "front matter is a YAML alias bomb, not evaluated"
+
+
+def detect_skill_frontmatter(text: str, params: dict) -> Iterator:
+    """Detector ``skill-frontmatter`` (HA760): one hit on the opening ``---`` of a ``SKILL.md`` whose front
+    matter is over the YAML limits (:func:`skill_frontmatter_problem`), message saying why and what Hermes
+    0.19.0 does with it; nothing for front matter that parses or is merely invalid (Hermes then reads its
+    ``key: value`` lines, a note of the profile audit)."""
+    why = skill_frontmatter_problem(text)
+    if why and why.startswith(FRONTMATTER_BOMB):
+        start = 1 if text.startswith("\ufeff") else 0
+        yield _hit((start, start + 3), {"message": why})
+
+
 def skill_frontmatter_problem(text: str) -> Optional[str]:
     """Why the YAML front matter of a ``SKILL.md`` (``text``) could not be read, one line; ``None`` when
     there is none or it parses.
 
     The front matter is found as Hermes finds it (``parse_frontmatter``, hermes-agent 0.19.0
     ``agent/skill_utils.py``: one leading U+FEFF dropped, ``---`` at the start, the YAML up to the next
-    ``\n---`` line) and parsed with :func:`hermes_audit.hermes.distribution.load_yaml_bounded`. Over the
-    limits (an alias bomb, a self-reference, too deep, too many nodes): ``front matter not evaluated:
-    <why>; ...``; invalid YAML: ``front matter not read: invalid YAML: <PyYAML's message with (line L,
+    ``\n---`` line) and parsed with :func:`hermes_audit.hermes.distribution.load_yaml_bounded`. An alias
+    bomb: :data:`FRONTMATTER_BOMB` ``: <why>; ...`` (HA760); nested too deeply: ``front matter not read:
+    ...``; a self-reference or too many nodes: ``front matter not evaluated: <why>; ...``; invalid YAML: ``front matter not read: invalid YAML: <PyYAML's message with (line L,
     column C) in the file's lines>; ...``, each saying what Hermes does with it. Never raises.
     """
     import yaml
@@ -587,9 +604,15 @@ def skill_frontmatter_problem(text: str) -> Optional[str]:
     try:
         dist.load_yaml_bounded(block)
     except dist.YamlLimitError as exc:
-        return (f"front matter not evaluated: {exc}; Hermes parses it with yaml.safe_load (quickly: an alias is a "
-                "shared reference) each time it builds the skills index, where turning a bombed value into text "
-                f"(str() of the description, say) exhausts time and memory; {scanned}")
+        if exc.kind == "bomb":
+            return (f"{FRONTMATTER_BOMB}: {exc}; Hermes parses it with yaml.safe_load (quickly: an alias is a "
+                    "shared reference) each time it builds the skills index, where turning a bombed value into "
+                    f"text (str() of the description, say) exhausts time and memory; {scanned}")
+        if exc.kind == "depth":  # parse_frontmatter catches every exception of yaml_load
+            return (f"front matter not read: {exc}; Hermes' yaml.safe_load fails on it too (RecursionError) and "
+                    f"Hermes falls back to reading its 'key: value' lines one by one; {scanned}")
+        return (f"front matter not evaluated: {exc}; Hermes loads it (a self-reference prints as [...], nodes "
+                f"are only many); {scanned}")
     except yaml.YAMLError as exc:
         for mark in (getattr(exc, "context_mark", None), getattr(exc, "problem_mark", None)):
             if mark is not None and mark.line == 0:

@@ -342,6 +342,7 @@ DETECTORS: dict[str, Callable[[str, dict], Iterator[DetectorHit]]] = {
     "distribution-manifest": lambda text, params: _profile_detector("detect_distribution_manifest", text, params),
     "install-plan": lambda text, params: _profile_detector("detect_install_plan", text, params),
     "cron-jobs": lambda text, params: _profile_detector("detect_cron_jobs", text, params),
+    "skill-frontmatter": lambda text, params: _profile_detector("detect_skill_frontmatter", text, params),
     "suppression-comments": lambda text, params: _suppression_comments(text, params),
     "loading-model": lambda text, params: _loading_model(text, params),
     "input-encoding": lambda text, params: _input_encoding(text, params),
@@ -393,7 +394,7 @@ def _memory_store(text: str, params: dict) -> Iterator[DetectorHit]:
 
 
 def _profile_detector(name: str, text: str, params: dict) -> Iterator[DetectorHit]:
-    """Profile-distribution checks (MCP servers, config.yaml, manifest, install plan, cron jobs):
+    """Profile-distribution checks (MCP servers, config.yaml, manifest, install plan, cron jobs, skill front matter):
     the ``detect_*`` functions of :mod:`hermes_audit.profile_audit`."""
     from hermes_audit import profile_audit
 

@@ -79,7 +79,13 @@ class DistributionError(Exception):
 
 
 class YamlLimitError(ValueError):
-    """A YAML document exceeds hermes-audit's safety limits (alias bomb, self-reference, too many nodes)."""
+    """A YAML document exceeds hermes-audit's safety limits. :attr:`kind` says which: ``"bomb"`` (aliases
+    expanding past the limit), ``"self-reference"``, ``"nodes"`` (too many nodes) or ``"depth"`` (nested
+    too deeply for PyYAML's recursive parser)."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 # ---------------------------------------------------------------------------
@@ -106,7 +112,7 @@ def load_yaml_bounded(text: str, max_nodes: int = MAX_YAML_NODES, max_expanded: 
             _check_graph(node, max_nodes, max_expanded)
             return loader.construct_document(node)
         except RecursionError:
-            raise YamlLimitError("its collections are nested too deeply") from None
+            raise YamlLimitError("its collections are nested too deeply", "depth") from None
     finally:
         loader.dispose()
 
@@ -127,22 +133,22 @@ def _check_graph(root: yaml.Node, max_nodes: int, max_expanded: int) -> None:
                 total += size[id(child)]
                 if total > max_expanded:
                     raise YamlLimitError(
-                        f"its aliases expand to more than {max_expanded:,} values (a YAML bomb)")
+                        f"its aliases expand to more than {max_expanded:,} values (a YAML bomb)", "bomb")
             size[nid] = total
             continue
         if nid in size:
             continue
         if nid in active:
-            raise YamlLimitError("an alias refers to a node that contains it (self-referencing YAML)")
+            raise YamlLimitError("an alias refers to a node that contains it (self-referencing YAML)", "self-reference")
         seen_nodes += 1
         if seen_nodes > max_nodes:
-            raise YamlLimitError(f"it has more than {max_nodes:,} YAML nodes")
+            raise YamlLimitError(f"it has more than {max_nodes:,} YAML nodes", "nodes")
         active.add(nid)
         stack.append((node, True))
         for child in _children(node):
             cid = id(child)
             if cid in active:
-                raise YamlLimitError("an alias refers to a node that contains it (self-referencing YAML)")
+                raise YamlLimitError("an alias refers to a node that contains it (self-referencing YAML)", "self-reference")
             if cid not in size:
                 stack.append((child, False))
 
@@ -394,14 +400,14 @@ def _expanded_sizes(root: yaml.Node, max_nodes: int = MAX_YAML_NODES) -> dict[in
         if nid in size:
             continue
         if nid in active:
-            raise YamlLimitError("an alias refers to a node that contains it (self-referencing YAML)")
+            raise YamlLimitError("an alias refers to a node that contains it (self-referencing YAML)", "self-reference")
         if len(size) + len(active) >= max_nodes:
-            raise YamlLimitError(f"it has more than {max_nodes:,} YAML nodes")
+            raise YamlLimitError(f"it has more than {max_nodes:,} YAML nodes", "nodes")
         active.add(nid)
         stack.append((node, True))
         for c in _children(node):
             if id(c) in active:
-                raise YamlLimitError("an alias refers to a node that contains it (self-referencing YAML)")
+                raise YamlLimitError("an alias refers to a node that contains it (self-referencing YAML)", "self-reference")
             if id(c) not in size:
                 stack.append((c, False))
     return size
@@ -426,7 +432,10 @@ def hermes_on_alias_bomb(text: str, display_path: str = MANIFEST_FILENAME,
         try:
             root = loader.get_single_node()
             sizes = _expanded_sizes(root) if root is not None else {}
-        except (yaml.YAMLError, RecursionError):
+        except RecursionError:  # read_manifest turns every exception of yaml.safe_load into a refusal
+            return ("Hermes' yaml.safe_load fails on it as hermes-audit's parse did (RecursionError: collections "
+                    f"nested too deeply) and `hermes profile install` refuses it: Failed to parse {display_path}"), None, ""
+        except yaml.YAMLError:
             return f"{quick}; what it does next is not predicted", None, ""
         except YamlLimitError as exc:
             return f"{quick}; what it does with a document where {exc} is not predicted", None, ""
@@ -483,7 +492,10 @@ def hermes_on_alias_bomb(text: str, display_path: str = MANIFEST_FILENAME,
                                    [(k, null if big(v) else v) for k, v in root.value])
         try:
             data = loader.construct_document(trimmed)
-        except (yaml.YAMLError, RecursionError):
+        except RecursionError:  # read_manifest turns every exception of yaml.safe_load into a refusal
+            return ("Hermes' yaml.safe_load fails on it as hermes-audit's parse did (RecursionError: collections "
+                    f"nested too deeply) and `hermes profile install` refuses it: Failed to parse {display_path}"), None, ""
+        except yaml.YAMLError:
             return f"{quick}; what it does next is not predicted", None, ""
         where = "key" + ("s " if len(bombed) > 1 else " ") + ", ".join(repr(k) for k in bombed)
         return (f"{quick} and never uses {where} (it ignores unknown keys), so the bomb does not go off in "
