@@ -162,6 +162,15 @@ def _refuse_special(path: Path) -> None:
         raise ConfigError(f"{path}: not a regular file; not read")
 
 
+def _tool_table(data: dict, path: Path) -> dict:
+    """``data["tool"]`` (``{}`` when absent). Raises :class:`ConfigError` when it is not a table (``tool = 3``):
+    the same one-line error, exit 2, as a ``[tool.hermes-audit]`` that is not a table."""
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: [tool] must be a table")
+    return tool
+
+
 def load_config(root: Path, explicit: Optional[Path] = None) -> Config:
     """The configuration for a scan rooted at ``root`` (empty when there is none).
 
@@ -177,21 +186,21 @@ def load_config(root: Path, explicit: Optional[Path] = None) -> Config:
             raise ConfigError(f"{explicit}: {what}")
         data = _read_toml(explicit)
         if explicit.name == "pyproject.toml":
-            table = data.get("tool", {}).get("hermes-audit", {})
+            table = _tool_table(data, explicit).get("hermes-audit", {})
         else:
-            table = data.get("tool", {}).get("hermes-audit", data)
+            table = _tool_table(data, explicit).get("hermes-audit", data)
         return parse_table(table, explicit)
     dedicated = root / ".hermes-audit.toml"
     _refuse_special(dedicated)
     if dedicated.is_file() or dedicated.is_symlink():
         data = _read_toml(dedicated, root)
-        table = data.get("tool", {}).get("hermes-audit", data) if "tool" in data else data
+        table = _tool_table(data, dedicated).get("hermes-audit", data) if "tool" in data else data
         return parse_table(table, dedicated)
     pyproject = root / "pyproject.toml"
     _refuse_special(pyproject)
     if pyproject.is_file() or pyproject.is_symlink():
         data = _read_toml(pyproject, root)
-        tool = data.get("tool", {})
-        if isinstance(tool, dict) and "hermes-audit" in tool:
+        tool = _tool_table(data, pyproject)
+        if "hermes-audit" in tool:
             return parse_table(tool["hermes-audit"], pyproject)
     return Config()

@@ -402,3 +402,15 @@ def test_deeply_nested_distribution_manifest_is_explained_as_a_recursion_failure
     msgs = [f.message for f in rep.findings if f.rule_id == "HA753"]
     assert len(msgs) == 1 and "RecursionError" in msgs[0] and "refuses it" in msgs[0], msgs
     assert "shared reference" not in msgs[0]
+
+
+@pytest.mark.parametrize("name,explicit", [("pyproject.toml", False), ("pyproject.toml", True),
+                                           (".hermes-audit.toml", False), (".hermes-audit.toml", True)])
+def test_a_tool_key_that_is_not_a_table_is_a_one_line_config_error(tmp_path, monkeypatch, name, explicit):
+    (tmp_path / "AGENTS.md").write_text("# Project\n")
+    (tmp_path / name).write_text("tool = 3\n")
+    monkeypatch.chdir(tmp_path)
+    args = ["scan", "--config", name] if explicit else ["scan"]
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 2 and "[tool] must be a table" in r.output, r.output
+    assert "internal error" not in r.output and "Traceback" not in r.output
