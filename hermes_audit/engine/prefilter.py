@@ -1667,6 +1667,122 @@ def _last_probe(br: "_TailBranch", text: str, folded: str, kw: dict) -> Optional
     return None
 
 
+#: Characters :func:`_inner_found` looks back from an inner keyword for the probe's opening character; a longer
+#: run of the class between them makes it give up (the probe is then scanned as before).
+INNER_RUN_MAX = 256
+
+
+class _InnerProbe:
+    """A tail probe ``x y? ... C* W...``: one opening character ``x``, optional single characters ``y``, a run
+    of one character class ``C`` holding neither ``x`` nor a ``y`` equal to it, then one of the keywords ``W``
+    (see :func:`inner_probe`)."""
+
+    __slots__ = ("opening", "optional", "run", "words", "_fits")
+
+    def __init__(self, opening: str, optional: tuple, run, words: tuple) -> None:
+        self.opening, self.optional, self.run, self.words = opening, optional, run, words
+        self._fits: dict = {}  # character -> whether it may stand between the opening and a keyword
+
+    def between(self, ch: str) -> bool:
+        """True when ``ch`` may stand between the opening character and a keyword (a ``y`` or a ``C``)."""
+        got = self._fits.get(ch)
+        if got is None:
+            got = self._fits[ch] = any(y.fullmatch(ch) for y in self.optional) or self.run.fullmatch(ch) is not None
+        return got
+
+
+#: ``(pattern, flags, engine)`` -> :class:`_InnerProbe` or ``None``.
+_INNER: dict = {}
+
+
+@_per_pattern(_INNER)
+def inner_probe(compiled, src: str, flags: int) -> Optional[_InnerProbe]:
+    """The :class:`_InnerProbe` of a (materialised) compiled tail probe written as one literal character ``x``,
+    then optional single literal characters (``\\{?``), then one quantified character class ``C`` (``[A-Z_]*``),
+    then a part whose every match opens with one of a set of keywords (:func:`leading_literals`); ``None``
+    otherwise, or when ``C`` or an optional character matches ``x``. Cached; never raises.
+
+    Exactness (issue 8, the ``$`` of ``curl ... $API_KEY``): a match at ``q`` has ``x`` at ``q``, then only
+    optional characters and ``C`` characters up to an occurrence ``w`` of a keyword; none of them is ``x``, so
+    ``q`` is the last ``x`` before ``w``. Listing the keywords' occurrences and looking back from each finds
+    every such ``q``, which ``match`` then confirms; no scan tries every ``x`` of the text."""
+    units = list(depth0_units(src))
+    if len(units) < 3 or units[0][2] != "other" or any(u[2] == "|" for u in units):
+        return None
+    engine = _engine_of(compiled)
+    opening = _parse(src[units[0][0]:units[0][1]], flags)
+    if len(opening) != 1 or opening[0][0] is not _c.LITERAL:
+        return None
+    x = chr(opening[0][1])
+    if flags & re.IGNORECASE and (x.lower() != x or x.upper() != x or fold(x) != x):
+        return None  # the opening is looked for as it is written: a character without case only
+    optional: list = []
+    k = 1
+    while k < len(units) and units[k][2] == "other":
+        a, b, _kind, atom_end = units[k]
+        if src[atom_end:b] != "?":
+            return None
+        y = engine.compile(src[a:atom_end], flags)
+        if y.fullmatch(x) or len(_parse(src[a:atom_end], flags)) != 1:
+            return None
+        optional.append(y)
+        k += 1
+    if k >= len(units) - 1 or units[k][2] != "char":
+        return None
+    a, b, _kind, atom_end = units[k]
+    if not re.fullmatch(r"(?:\*|\{0?,\d*\})[?+]?", src[atom_end:b]):
+        return None  # the run must be allowed to be empty and to be of any length up to its bound
+    run = engine.compile(src[a:atom_end], flags)
+    if run.fullmatch(x):
+        return None
+    words = leading_literals(src[b:], flags)
+    if not words or any(len(fold(w)) != len(w) for w in words):
+        return None
+    # a keyword opening with another one occurs only where that one does: its occurrences add nothing
+    words = {w for w in words if not any(v != w and w.startswith(v) for v in words)}
+    return _InnerProbe(x, tuple(optional), run, tuple(sorted(words)))
+
+
+def _inner_found(inner: _InnerProbe, probe, text: str, index: "LiteralIndex", most: int, kw: dict) -> Optional[list]:
+    """Ascending positions where ``probe`` (with :func:`inner_probe` ``inner``) matches in ``text``, found from its
+    keywords' occurrences; ``None`` when they are more than ``most`` or a run longer than
+    :data:`INNER_RUN_MAX` stands before one (then scan the text for the probe)."""
+    occ: list = []
+    for s in inner.words:
+        occ += index.occurrences(s, most)
+        if len(occ) > most:
+            return None
+    x, between, folded = inner.opening, inner.between, index.folded
+    match = probe.match
+    candidates = set()
+    for w in occ:
+        if not w or not (text[w - 1] == x or between(text[w - 1])):
+            continue  # the keyword is not preceded by the opening or the run: no match reaches it
+        lo = max(0, w - INNER_RUN_MAX)
+        q = text.rfind(x, lo, w)
+        if q < 0:
+            if lo and all(between(c) for c in text[lo:w]):
+                return None  # a run longer than the look-back: unknown
+            continue
+        candidates.add(q)
+    return sorted(q for q in candidates if match(text, q, **kw) is not None)
+
+
+def _inner_from(br: "_TailBranch", text: str, index: "LiteralIndex", kw: dict) -> Optional[list]:
+    """:func:`_inner_found` for a tail branch's probe when it has an :func:`inner_probe`, else ``None``."""
+    inner = inner_probe(br.probe) if INNER_PROBES else None
+    return (_inner_found(inner, br.probe, text, index, len(text) // INNER_OCCURRENCE_CHARS + 16, kw)
+            if inner is not None else None)
+
+
+#: Characters per inner-keyword occurrence below which :func:`_inner_found` gives up for one scan of the probe
+#: (each occurrence costs a look at the character before it, a scan of the text about half a microsecond per
+#: opening character).
+INNER_OCCURRENCE_CHARS = 32
+#: False (tests) never finds a tail probe's matches from its inner keywords; the findings are the same either way.
+INNER_PROBES = True
+
+
 def _tail_starts(compiled, text: str, index: "LiteralIndex", deadline: Optional[float]) -> Optional[list]:
     """Ascending candidate starts of ``compiled`` in ``text`` from its :func:`tail_branches`: occurrences of a
     branch's leading keywords with the branch's tail probe matching within reach after them. ``None`` when the
@@ -1754,6 +1870,8 @@ def _tail_starts(compiled, text: str, index: "LiteralIndex", deadline: Optional[
             kw = {"timeout": remaining}
         if last is not None:  # unbounded reach: only the last probe match matters
             found = [last]
+        elif probe_occ is None and (got := _inner_from(br, text, index, kw)) is not None:
+            found = got  # the probe's inner keywords are fewer: every position where it matches, from them
         elif probe_occ is None:  # one scan reports every position where the probe matches
             found = []
             scan = (br.probe.finditer(text, overlapped=True, **kw) if br.overlapped
