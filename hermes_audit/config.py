@@ -99,7 +99,11 @@ def parse_table(table: Any, path: Path) -> Config:
             if str(table["fail-on"]).strip().lower() == "never":
                 cfg.fail_on_never = True
             else:
-                cfg.fail_on = Severity.parse(str(table["fail-on"]))
+                try:
+                    cfg.fail_on = Severity.parse(str(table["fail-on"]))
+                except ValueError:  # 'never' is accepted here too, so the message names it
+                    raise ValueError(f"unknown fail-on {str(table['fail-on'])!r} (expected one of: info, low, medium, "
+                                     "high, critical, never)") from None
         if "fail-on-blocked" in table:
             if not isinstance(table["fail-on-blocked"], bool):
                 raise ConfigError(f"{path}: fail-on-blocked must be true or false")

@@ -216,6 +216,16 @@ def _display(path: Path, base: Path) -> str:
         return path.as_posix()
 
 
+def _classify(path: Path, root: Path) -> Optional[DocumentKind]:
+    """The kind of ``path`` by its place under the scanned ``root``; a ``*.mdc`` file whose own directories are
+    ``.cursor/rules`` is a Cursor rule even when ``root`` is ``.cursor`` or ``.cursor/rules`` itself (then
+    its path below ``root`` no longer shows them)."""
+    kind = classify(_display(path, root))
+    if kind is None and path.name.endswith(".mdc"):
+        kind = classify(Path(os.path.abspath(path)).as_posix())
+    return kind
+
+
 def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> DiscoveryResult:
     """Every file under ``root`` whose name Hermes may read.
 
@@ -251,8 +261,7 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
         untracked = [os.path.join(str(git_root), d) for d in _git_untracked_dirs(git_root, pending)]
         names.extend(_special_entries(names, dirs, root, untracked))
     for p in names:
-        rel = _display(p, root)
-        kind = classify(rel)
+        kind = _classify(p, root)
         if kind is None:
             continue
         try:
@@ -346,7 +355,7 @@ def _special_entries(listed: list[Path], dirs: set[str], root: Path, untracked_d
             if regular_or_link:
                 continue
             p = Path(d) / name
-            if p in seen or classify(_display(p, root)) is None:
+            if p in seen or _classify(p, root) is None:
                 continue
             extra.append(p)
     return extra
