@@ -39,7 +39,7 @@ import codecs
 from typing import Iterator, Optional
 
 from hermes_audit.documents.kinds import DocumentKind
-from hermes_audit.documents.reader import ReadResult, ReadStatus, decode_bytes
+from hermes_audit.documents.reader import BINARY_SNIFF_BYTES, ReadResult, ReadStatus, decode_bytes
 
 #: First line of a bytes scenario (rule examples of HA951).
 BYTES_MAGIC = "#hermes-audit-bytes"
@@ -49,8 +49,6 @@ NUL_CHARACTER = "HA952"
 DUPLICATE_YAML_KEY = "HA953"
 #: YAML nodes inspected for duplicate keys (the bounded loader's limit).
 MAX_DUPLICATE_CHECK_NODES = 100_000
-#: Bytes git inspects to decide that a file is binary (``buffer_is_binary``, xdiff-interface.c).
-GIT_BINARY_SNIFF_BYTES = 8000
 
 
 def why_not_utf8(read: ReadResult) -> str:
@@ -164,7 +162,7 @@ def _nul_hit(text: str, offset_base: int = 0):
     if first == -1:
         return None
     count = text.count("\x00")
-    in_sniff = len(text[:first].encode("utf-8", "surrogatepass")) < GIT_BINARY_SNIFF_BYTES
+    in_sniff = len(text[:first].encode("utf-8", "surrogatepass")) < BINARY_SNIFF_BYTES
     if in_sniff:
         where = ("in the first 8,000 bytes, so git and GitHub treat the file as binary and show no diff of it: "
                  "a reviewer never sees what Hermes loads")

@@ -201,7 +201,13 @@ def _automaton(keys: set):
     words = [(k, k) for k in keys]
     words += [(c + PLACEHOLDER_END, None) for c in _COMMON if c not in starts]
     words.sort(key=_rank)
-    automaton = _module.Automaton()
+    return _built(words)
+
+
+def _built(words: list):
+    """An automaton of ``(key, value)`` pairs, added in the order given (the order its transitions are
+    searched in, see :func:`_automaton`)."""
+    automaton = _module.Automaton()  # type: ignore[union-attr]
     for k, v in words:
         automaton.add_word(k, v)
     automaton.make_automaton()
@@ -239,11 +245,7 @@ def locator(keys: tuple, text: str):
         words = [(k, k) for k in keys] + [(c + PLACEHOLDER_END, None) for c in ranked if c not in starts]
         far = len(rank)
         words.sort(key=lambda kv: [rank.get(ch, far + ord(ch)) for ch in kv[0]])
-        automaton = _module.Automaton()  # type: ignore[union-attr]
-        for k, v in words:
-            automaton.add_word(k, v)
-        automaton.make_automaton()
-        _LOCATORS[key] = automaton
+        automaton = _LOCATORS[key] = _built(words)
     return automaton
 
 

@@ -2230,16 +2230,6 @@ def _follow_starts(follow: dict, index: "LiteralIndex", text: str, lead: tuple, 
     return sorted(set(out))
 
 
-def _more_than(index: LiteralIndex, words: tuple, most: int) -> bool:
-    """True when ``words`` (folded) occur more than ``most`` times in all in the index's text."""
-    seen = 0
-    for w in words:
-        seen += len(index.occurrences(w, most - seen))
-        if seen > most:
-            return True
-    return False
-
-
 def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, timeout: Optional[float] = None):
     """``compiled.finditer(text)``, skipping texts without the pattern's keywords and trying only where a
     match can start: at a leading keyword, or within the bounded distance before an anchor keyword
@@ -2269,7 +2259,7 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
     if not lead:
         return  # every match starts at (or within reach before) an occurrence of a leading keyword
     if (lo == hi == 0 and _literal_opening(compiled, all_lead)
-            and _more_than(index, lead, len(text) // LITERAL_SCAN_CHARS)):
+            and _many_occurrences(index, text, lead, False, len(text) // LITERAL_SCAN_CHARS)):
         yield from compiled.finditer(text, **kw)  # the same matches (issue 8: see LITERAL_SCAN_CHARS)
         return
     limit = len(text) // density + 4

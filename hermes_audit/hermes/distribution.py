@@ -427,14 +427,15 @@ def hermes_on_alias_bomb(text: str, display_path: str = MANIFEST_FILENAME,
     ``where`` names those keys. Only the node graph is examined; nothing is expanded.
     """
     quick = "Hermes parses it with yaml.safe_load (quickly: an alias is a shared reference, nothing is copied)"
+    too_deep = ("Hermes' yaml.safe_load fails on it as hermes-audit's parse did (RecursionError: collections nested "
+                f"too deeply) and `hermes profile install` refuses it: Failed to parse {display_path}")
     loader = yaml.SafeLoader(text)
     try:
         try:
             root = loader.get_single_node()
             sizes = _expanded_sizes(root) if root is not None else {}
         except RecursionError:  # read_manifest turns every exception of yaml.safe_load into a refusal
-            return ("Hermes' yaml.safe_load fails on it as hermes-audit's parse did (RecursionError: collections "
-                    f"nested too deeply) and `hermes profile install` refuses it: Failed to parse {display_path}"), None, ""
+            return too_deep, None, ""
         except yaml.YAMLError:
             return f"{quick}; what it does next is not predicted", None, ""
         except YamlLimitError as exc:
@@ -493,8 +494,7 @@ def hermes_on_alias_bomb(text: str, display_path: str = MANIFEST_FILENAME,
         try:
             data = loader.construct_document(trimmed)
         except RecursionError:  # read_manifest turns every exception of yaml.safe_load into a refusal
-            return ("Hermes' yaml.safe_load fails on it as hermes-audit's parse did (RecursionError: collections "
-                    f"nested too deeply) and `hermes profile install` refuses it: Failed to parse {display_path}"), None, ""
+            return too_deep, None, ""
         except yaml.YAMLError:
             return f"{quick}; what it does next is not predicted", None, ""
         where = "key" + ("s " if len(bombed) > 1 else " ") + ", ".join(repr(k) for k in bombed)
