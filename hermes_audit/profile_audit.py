@@ -43,6 +43,7 @@ from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.documents.reader import DEFAULT_MAX_BYTES
 from hermes_audit.engine.catalog import Catalog, Rule, load_catalog
 from hermes_audit.engine.engine import Engine, EngineError, make_finding
+from hermes_audit.engine.unicode_chars import printable
 from hermes_audit.findings import Confidence, Finding, Severity, assign_fingerprints
 from hermes_audit.hermes import distribution as dist
 from hermes_audit.hermes import memory as mem
@@ -535,7 +536,8 @@ def _decide(report: ProfileReport) -> None:
     for path, fs in by_path.items():
         worst = max(fs, key=lambda f: f.severity)
         more = f" (+{len(fs) - 1} more)" if len(fs) > 1 else ""
-        r.append(f"{path}: {worst.rule_id} [{worst.severity.label}] {worst.message[:160]}{more}")
+        # shortened on a character boundary with a visible "…" (the finding itself keeps the whole message)
+        r.append(f"{path}: {worst.rule_id} [{worst.severity.label}] {printable(worst.message, 160)}{more}")
 
 
 # ---------------------------------------------------------------------------

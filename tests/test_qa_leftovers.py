@@ -434,3 +434,14 @@ def test_scanning_the_cursor_directory_itself_finds_its_rules(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path / ".cursor" if target is None else tmp_path)
     j = json.loads(CliRunner().invoke(cli, ["scan", "--format", "json"] + ([target] if target else [])).output)
     assert any(f["rule_id"] == "HA401" and f["path"].endswith("rules/x.mdc") for f in j["findings"]), j["findings"]
+
+
+def test_profile_verdict_reason_is_shortened_visibly(tmp_path):
+    """A finding's message in the verdict's reasons is cut at 160 characters with a visible "…" (it was cut
+    mid-word); the finding itself keeps the whole message."""
+    root = _write(tmp_path / "d", {"distribution.yaml": _laughs("name: demo\nversion: 1.0.0\nextra: *l8\n")})
+    j = json.loads(CliRunner().invoke(cli, ["profile", str(root), "--format", "json"]).output)
+    long = [r for r in j["verdict"]["reasons"] if "HA753" in r]
+    assert long and long[0].endswith("…"), j["verdict"]
+    full = next(f["message"] for f in j["findings"] if f["rule_id"] == "HA753")
+    assert len(full) > 160 and not full.endswith("…")
