@@ -30,13 +30,14 @@ files those rules name.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, NamedTuple, Optional
 
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
@@ -387,10 +388,10 @@ def audit_distribution(
         sdoc = _doc(root, f"{d}/SKILL.md", DocumentKind.SKILL, options.max_bytes)
         _run(Engine(skill_rules), sdoc, report)
         why = skill_frontmatter_problem(sdoc.text) if sdoc.text is not None else None
-        if why and not why.startswith(FRONTMATTER_BOMB):
+        if why is not None and not why.bomb:
             # invalid YAML (Hermes falls back to key: value lines): said, never silent; the text itself was
             # scanned above, so the audit stays complete. A bomb is a finding (HA760, detector below).
-            report.notes.append(f"{d}/SKILL.md: {why}")
+            report.notes.append(f"{d}/SKILL.md: {why.message}")
         covered.add(d)
     loose = [e.rel for e in tree.files() if e.rel.startswith("skills/") and e.rel in installed_files
              and not any(e.rel.startswith(c + "/") for c in covered)]
@@ -567,8 +568,16 @@ def _load_structured(text: str) -> Any:
 _FRONTMATTER_END = re.compile(r"\n---\s*\n")
 
 
-#: How :func:`skill_frontmatter_problem` opens its answer for front matter that is a YAML alias bomb.
+#: How :func:`skill_frontmatter_problem` opens its message for front matter that is a YAML alias bomb.
 FRONTMATTER_BOMB = "front matter is a YAML alias bomb, not evaluated"
+
+
+class FrontMatterProblem(NamedTuple):
+    """Why a ``SKILL.md``'s front matter could not be read: ``bomb`` (a YAML alias bomb, finding HA760) or
+    not (a note of the profile audit), and the one-line ``message``."""
+
+    bomb: bool
+    message: str
 
 
 def detect_skill_frontmatter(text: str, params: dict) -> Iterator:
@@ -577,19 +586,21 @@ def detect_skill_frontmatter(text: str, params: dict) -> Iterator:
     0.19.0 does with it; nothing for front matter that parses or is merely invalid (Hermes then reads its
     ``key: value`` lines, a note of the profile audit)."""
     why = skill_frontmatter_problem(text)
-    if why and why.startswith(FRONTMATTER_BOMB):
+    if why is not None and why.bomb:
         start = 1 if text.startswith("\ufeff") else 0
-        yield _hit((start, start + 3), {"message": why})
+        yield _hit((start, start + 3), {"message": why.message})
 
 
-def skill_frontmatter_problem(text: str) -> Optional[str]:
-    """Why the YAML front matter of a ``SKILL.md`` (``text``) could not be read, one line; ``None`` when
-    there is none or it parses.
+@functools.lru_cache(maxsize=4)
+def skill_frontmatter_problem(text: str) -> Optional[FrontMatterProblem]:
+    """Why the YAML front matter of a ``SKILL.md`` (``text``) could not be read; ``None`` when there is none
+    or it parses. Cached for the last few texts: the HA760 detector and the profile audit's note both ask
+    about the same ``SKILL.md``, which is parsed once.
 
     The front matter is found as Hermes finds it (``parse_frontmatter``, hermes-agent 0.19.0
     ``agent/skill_utils.py``: one leading U+FEFF dropped, ``---`` at the start, the YAML up to the next
     ``\n---`` line) and parsed with :func:`hermes_audit.hermes.distribution.load_yaml_bounded`. An alias
-    bomb: :data:`FRONTMATTER_BOMB` ``: <why>; ...`` (HA760); nested too deeply: ``front matter not read:
+    bomb (``bomb`` true): :data:`FRONTMATTER_BOMB` ``: <why>; ...`` (HA760); nested too deeply: ``front matter not read:
     ...``; a self-reference or too many nodes: ``front matter not evaluated: <why>; ...``; invalid YAML: ``front matter not read: invalid YAML: <PyYAML's message with (line L,
     column C) in the file's lines>; ...``, each saying what Hermes does with it. Never raises.
     """
@@ -607,22 +618,26 @@ def skill_frontmatter_problem(text: str) -> Optional[str]:
         dist.load_yaml_bounded(block)
     except dist.YamlLimitError as exc:
         if exc.kind == "bomb":
-            return (f"{FRONTMATTER_BOMB}: {exc}; Hermes parses it with yaml.safe_load (quickly: an alias is a "
-                    "shared reference) each time it builds the skills index, where turning a bombed value into "
-                    f"text (str() of the description, say) exhausts time and memory; {scanned}")
+            return FrontMatterProblem(True, (
+                f"{FRONTMATTER_BOMB}: {exc}; Hermes parses it with yaml.safe_load (quickly: an alias is a shared "
+                "reference) each time it builds the skills index, where turning a bombed value into text (str() "
+                f"of the description, say) exhausts time and memory; {scanned}"))
         if exc.kind == "depth":  # parse_frontmatter catches every exception of yaml_load
-            return (f"front matter not read: {exc}; Hermes' yaml.safe_load fails on it too (RecursionError) and "
-                    f"Hermes falls back to reading its 'key: value' lines one by one; {scanned}")
-        return (f"front matter not evaluated: {exc}; Hermes loads it (a self-reference prints as [...], nodes "
-                f"are only many); {scanned}")
+            return FrontMatterProblem(False, (
+                f"front matter not read: {exc}; Hermes' yaml.safe_load fails on it too (RecursionError) and "
+                f"Hermes falls back to reading its 'key: value' lines one by one; {scanned}"))
+        return FrontMatterProblem(False, (
+            f"front matter not evaluated: {exc}; Hermes loads it (a self-reference prints as [...], nodes are "
+            f"only many); {scanned}"))
     except yaml.YAMLError as exc:
         for mark in (getattr(exc, "context_mark", None), getattr(exc, "problem_mark", None)):
             if mark is not None and mark.line == 0:
                 mark.column += 3  # the block starts after the opening '---' on the file's first line
-        return (f"front matter not read: invalid YAML: {dist.yaml_error_text(exc)}; Hermes falls back to "
-                f"reading its 'key: value' lines one by one (name, description); {scanned}")
+        return FrontMatterProblem(False, (
+            f"front matter not read: invalid YAML: {dist.yaml_error_text(exc)}; Hermes falls back to reading "
+            f"its 'key: value' lines one by one (name, description); {scanned}"))
     except (ValueError, RecursionError) as exc:
-        return f"front matter not read: {' '.join(str(exc).split())[:200]}; {scanned}"
+        return FrontMatterProblem(False, f"front matter not read: {' '.join(str(exc).split())[:200]}; {scanned}")
     return None
 
 

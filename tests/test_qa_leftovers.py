@@ -77,6 +77,20 @@ def test_unreadable_skill_front_matter_is_said_and_the_text_still_scanned(tmp_pa
     assert not rep.errors and rep.exit_code() == 1  # not "incomplete": nothing was left unscanned
 
 
+def test_skill_front_matter_is_parsed_once_per_profile_audit(tmp_path, monkeypatch):
+    """The HA760 detector and the profile audit's note both ask about the same SKILL.md: one YAML parse."""
+    from hermes_audit.hermes import distribution as dist
+
+    calls = []
+    real = dist.load_yaml_bounded
+    monkeypatch.setattr(dist, "load_yaml_bounded", lambda text, *a, **k: calls.append(text) or real(text, *a, **k))
+    front = "name: parsed-once\ndescription: Use this: for reports\n"
+    root = _write(tmp_path / "d", {"distribution.yaml": MANIFEST, "skills/s/SKILL.md": f"---\n{front}---\n{BODY}"})
+    rep = audit_distribution(root, ProfileOptions())
+    assert [n for n in rep.notes if n.startswith("skills/s/SKILL.md: front matter not read")], rep.notes
+    assert sum("parsed-once" in c for c in calls) == 1, calls
+
+
 @pytest.mark.parametrize("front", [_laughs("name: s\ndescription: *l8\n"), _laughs("name: s\n")])
 def test_skill_front_matter_alias_bomb_is_a_high_finding_not_safe_to_install(tmp_path, front):
     """Hermes str()s a skill's description each time it builds the skills index: a bomb there stalls every
@@ -129,9 +143,10 @@ def test_front_matter_verdict_matches_hermes_parse(oracle):
         assert theirs["error"] is None, theirs
         ours = skill_frontmatter_problem(text)
         if theirs["yaml_failed"]:
-            assert ours is not None and ours.startswith("front matter not read: invalid YAML"), (text, ours)
+            assert ours is not None and not ours.bomb, (text, ours)
+            assert ours.message.startswith("front matter not read: invalid YAML"), (text, ours)
         elif "&l0" in text:
-            assert theirs["yaml_called"] and ours.startswith(FRONTMATTER_BOMB), (text, ours)
+            assert theirs["yaml_called"] and ours.bomb and ours.message.startswith(FRONTMATTER_BOMB), (text, ours)
             assert "name" in theirs["keys"]
         else:
             assert ours is None, (text, ours)
