@@ -73,6 +73,18 @@ def _str_list(path: Path, key: str, v: Any) -> list[str]:
     return list(v)
 
 
+def _globs(path: Path, key: str, patterns: list[str]) -> list[str]:
+    """``patterns`` when each is a valid glob (:func:`hermes_audit.pathglobs.glob_problem`), else
+    :class:`ConfigError` naming the first bad one."""
+    from hermes_audit.pathglobs import glob_problem
+
+    for pat in patterns:
+        why = glob_problem(pat)
+        if why is not None:
+            raise ConfigError(f"{path}: '{key}' has an invalid glob {pat!r}: {why}")
+    return patterns
+
+
 def parse_table(table: Any, path: Path) -> Config:
     """Validate a ``[tool.hermes-audit]`` table. Raises :class:`ConfigError`."""
     if not isinstance(table, dict):
@@ -92,7 +104,7 @@ def parse_table(table: Any, path: Path) -> Config:
         if "ignore" in table:
             cfg.ignore = _str_list(path, "ignore", table["ignore"])
         if "exclude" in table:
-            cfg.exclude = _str_list(path, "exclude", table["exclude"])
+            cfg.exclude = _globs(path, "exclude", _str_list(path, "exclude", table["exclude"]))
         if "min-severity" in table:
             cfg.min_severity = Severity.parse(str(table["min-severity"]))
         if "fail-on" in table:
@@ -122,6 +134,7 @@ def parse_table(table: Any, path: Path) -> Config:
             ppi = table["per-path-ignores"]
             if not isinstance(ppi, dict):
                 raise ConfigError(f"{path}: per-path-ignores must be a table of glob = [rules]")
+            _globs(path, "per-path-ignores", [str(k) for k in ppi])
             cfg.per_path_ignores = {str(k): _str_list(path, f"per-path-ignores.{k}", v) for k, v in ppi.items()}
     except ValueError as exc:
         raise ConfigError(f"{path}: {exc}") from None

@@ -6,6 +6,7 @@ directory when there is one (as ruff does), else the base directory of the scan.
 plain string work: it reads no file and follows no link.
 
 - :func:`glob_regex`: one pattern as a compiled regular expression.
+- :func:`glob_problem`: why a pattern is not a valid glob (the configuration refuses it).
 - :func:`path_matches`: whether a path, or one of its parent directories, matches any pattern.
 - :func:`patterns_for_named_directory`: the patterns that apply to a walk of a directory named
   on the command line (naming a directory asks for it).
@@ -75,6 +76,26 @@ def _component_regex(part: str) -> str:
             out.append(re.escape(ch))
         j += 1
     return "".join(out)
+
+
+def glob_problem(pattern: str) -> Optional[str]:
+    """Why ``pattern`` is not a valid glob, one line; ``None`` when it is. Refused: an empty pattern (or only
+    ``/``), which matches nothing, and a ``[`` that opens a character class never closed (``[abc``), which
+    :func:`glob_regex` would otherwise take as a literal ``[`` (``[[]`` is one). Positions are 1-based
+    characters of ``pattern``."""
+    if not pattern.strip().strip("/"):
+        return "an empty pattern"
+    j = 0
+    while j < len(pattern):
+        if pattern[j] == "[":
+            # as _component_regex: the class ends at the first ']' after its first character (and a '!')
+            close = pattern.find("]", j + 1 + (pattern[j + 1:j + 2] == "!") + 1)
+            slash = pattern.find("/", j + 1)
+            if close < 0 or 0 <= slash < close:  # a class never spans a '/'
+                return f"the '[' at character {j + 1} opens a character class that is never closed ([[] is a literal '[')"
+            j = close
+        j += 1
+    return None
 
 
 def path_matches(path: str, patterns: Sequence[str]) -> bool:

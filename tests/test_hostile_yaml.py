@@ -182,6 +182,9 @@ TOML = {
     "wrong-type": ("select = 3\n", "must be a list of strings"),
     "unknown-key": ("exec = 'rm -rf /'\n", "unknown key"),
     "escape-in-value": ('select = ["\\u001b[31mHA1"]\n', "no rule"),
+    "unclosed-glob": ('exclude = ["docs/[a"]\n', "'exclude' has an invalid glob 'docs/[a': the '[' at character 6"),
+    "unclosed-glob-ignores": ('per-path-ignores = { "[" = ["HA1"] }\n', "'per-path-ignores' has an invalid glob '['"),
+    "empty-glob": ('exclude = [" "]\n', "an empty pattern"),
 }
 
 

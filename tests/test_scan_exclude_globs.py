@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_audit.pathglobs import path_matches, patterns_for_named_directory
+from hermes_audit.pathglobs import glob_problem, path_matches, patterns_for_named_directory
 from tests.test_scan_notes import run_proc
 
 FILES = ["AGENTS.md", "CLAUDE.md", ".hermes.md", ".cursorrules", ".cursor/rules/x.mdc", "a/AGENTS.md",
@@ -28,6 +28,17 @@ FILES = ["AGENTS.md", "CLAUDE.md", ".hermes.md", ".cursorrules", ".cursor/rules/
 ])
 def test_glob_semantics(path, patterns, want):
     assert path_matches(path, patterns) is want
+
+
+@pytest.mark.parametrize("pattern, problem", [
+    ("[", "character 1"), ("docs/[a", "character 6"), ("[a/b]", "character 1"), ("", "empty"), (" / ", "empty"),
+    ("[]]", None), ("[!]]x", None), ("x/[[]y", None), ("**", None), ("[!a]*.md", None), ("vendor/", None),
+])
+def test_glob_problem(pattern, problem):
+    got = glob_problem(pattern)
+    assert (got is None) if problem is None else (got is not None and problem in got), got
+    if problem is None and pattern.strip("/ "):
+        path_matches("x", [pattern])  # a valid pattern compiles
 
 
 def test_only_a_named_directory_drops_the_patterns_covering_it():
