@@ -192,3 +192,17 @@ def test_ha606_fix_for_permission_denied():
     e = FileEntry("agents", "AGENTS.md", "/r/AGENTS.md", "AGENTS.md", "AGENTS.md", DocumentKind.AGENTS_MD,
                   fs_type="file", read=ReadResult(ReadStatus.UNREADABLE, detail="permission denied"))
     assert "readable" in unreadable_fix(e) and "UTF-8" not in unreadable_fix(e)
+
+
+@pytest.mark.parametrize("version", ["0.19", "latest"])
+def test_truncation_message_counts_the_section_hermes_builds(tmp_path, version):
+    """HA603's total is the section Hermes cuts (its header included), more than the file's own characters:
+    the message says so, so the two counts a user sees (finding, read note) do not look contradictory (QA)."""
+    r = tmp_path / "repo"
+    (r / ".git").mkdir(parents=True)
+    body = ("Use tabs. " * 10 + "\n") * 3000
+    (r / ".cursorrules").write_text(body)
+    res = run_scan([r], ScanOptions(base=r, hermes_version=version, use_git=False))
+    msg = next(f.message for f in res.findings if f.rule_id == "HA603")
+    total = int(msg.split(" of the ")[1].split(" ")[0].replace(",", ""))
+    assert "Hermes builds it from (headers included)" in msg and total > len(body), msg
