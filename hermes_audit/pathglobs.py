@@ -92,7 +92,8 @@ def glob_problem(pattern: str) -> Optional[str]:
             close = pattern.find("]", j + 1 + (pattern[j + 1:j + 2] == "!") + 1)
             slash = pattern.find("/", j + 1)
             if close < 0 or 0 <= slash < close:  # a class never spans a '/'
-                return f"the '[' at character {j + 1} opens a character class that is never closed ([[] is a literal '[')"
+                return (f"the '[' at character {j + 1} opens a character class that is never closed "
+                        "([[] is a literal '[')")
             j = close
         j += 1
     return None

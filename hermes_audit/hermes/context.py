@@ -1570,8 +1570,8 @@ def truncation_issues(sec: Section, cap: CapResolution, profile: VersionProfile,
         out.append(LoadingIssue(
             R_TRUNCATED, e, s, e2,
             f"{where}{profile.label} cuts {kind} to {cap.cap:,} characters ({cap.source}): it keeps "
-            f"{tr.head_chars:,}+{tr.tail_chars:,} of the {tr.original_chars:,} Hermes builds it from (headers included); {lost:,} characters of {e.display} from here "
-            f"never reach the model{heading_txt}{listed}"))
+            f"{tr.head_chars:,}+{tr.tail_chars:,} of the {tr.original_chars:,} Hermes builds it from (headers included); "
+            f"{lost:,} characters of {e.display} from here never reach the model{heading_txt}{listed}"))
     return out
 
 
