@@ -151,7 +151,11 @@ def _start_workers(fn: Callable[[Any], Any], docs: Sequence[Any], order: list, c
     try:
         for _ in range(n):
             reader, writer = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_worker, args=(workers.counter, order, chunk, writer, os.getpid()), daemon=True)
+            # the child inherits every read end made so far, its own included: it closes them (_worker), or a
+            # killed parent would leave it blocked on a full pipe that it itself keeps open
+            readers = [r for _p, r in workers.procs] + [reader]
+            proc = ctx.Process(target=_worker, args=(workers.counter, order, chunk, writer, os.getpid(), readers),
+                               daemon=True)
             try:
                 proc.start()
             finally:
@@ -166,11 +170,21 @@ def _start_workers(fn: Callable[[Any], Any], docs: Sequence[Any], order: list, c
     return workers
 
 
-def _worker(counter: Any, order: list, chunk: int, conn: Any, parent: int) -> None:
+def _worker(counter: Any, order: list, chunk: int, conn: Any, parent: int, inherited: Sequence[Any] = ()) -> None:
     """A forked worker: computes the chunks it takes, sending each one's ``[(index, result), ...]`` when done,
     then :data:`_DONE` (or :data:`_FAILED` when the function raised: this process then computes the
     documents of that chunk itself). It stops, sending nothing more, once its ``parent`` is gone (killed:
-    nobody would read its results)."""
+    nobody would read its results).
+
+    ``inherited``: the pipes' read ends the fork copied into this process, closed first, so that the parent
+    holds the only read end of ``conn``: once the parent is killed, a send fails (``BrokenPipeError``) instead
+    of waiting for ever on a full pipe, and the worker ends (with it the copies of the parent's other
+    descriptors it holds, such as a scan server's connection and lock)."""
+    for r in inherited:
+        try:
+            r.close()
+        except OSError:
+            pass
     _worker_init()
     end = _DONE
     try:
@@ -183,8 +197,11 @@ def _worker(counter: Any, order: list, chunk: int, conn: Any, parent: int) -> No
             conn.send([(i, _run_index(i)) for i in order[k:k + chunk]])
     except BaseException:
         end = _FAILED
-    conn.send(end)
-    conn.close()
+    try:
+        conn.send(end)
+        conn.close()
+    except OSError:  # the parent is gone (BrokenPipeError): nobody to tell
+        pass
 
 
 _DONE = "done"

@@ -284,6 +284,10 @@ def test_unsafe_socket_directory(senv, tmp_path, problem):
     scan = senv.run("scan", ".cursorrules", cwd=repo)
     assert scan.returncode == 1 and "HA503" in scan.stdout and scan.in_process
     assert not target.exists() or not list(target.iterdir())
+    for cmd in ("stop", "status"):  # both say why, as start does; neither is an error (exit 0)
+        said = senv.run("server", cmd, cwd=tmp_path)
+        assert said.returncode == 0 and said.stdout.startswith("hermes-audit: no scan server running (")
+        assert said.stdout.count("\n") == 1 and "Traceback" not in said.stderr, said
 
 
 def test_broken_requests_do_not_stop_the_server(running, tmp_path):

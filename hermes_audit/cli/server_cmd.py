@@ -60,8 +60,8 @@ def stop() -> None:
     """Stop the scan server (does nothing when none is running)."""
     try:
         reply = daemon.request("stop")
-    except wire.ServerUnavailable:
-        click.echo("hermes-audit: no scan server running")
+    except wire.ServerUnavailable as exc:
+        click.echo(f"hermes-audit: no scan server running ({exc})")  # the reason, as `status` gives it
         return
     click.echo(f"hermes-audit: scan server stopped (pid {reply[1] if isinstance(reply, tuple) else '?'})")
 
