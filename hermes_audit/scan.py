@@ -470,6 +470,25 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     return result
 
 
+def _as_scanned(result: ScanResult, grouped: list, options: ScanOptions) -> list:
+    """``grouped`` (``[(document, findings)]`` from a Hermes model: loading simulation, prompt dry run) with each
+    document that is also one of the scanned files shown by that file's path, in every output: the models name
+    files relative to ``options.base`` when inside it, else by absolute path, where a scan of ``..`` shows
+    ``../AGENTS.md``; one file, one path (SARIF places a finding by it)."""
+    if not grouped:
+        return grouped
+    base = os.path.abspath(options.base or os.getcwd())
+    shown = {os.path.realpath(fr.document.abs_path): fr.document.path for fr in result.files
+             if fr.document.abs_path is not None}
+    for doc, found in grouped:
+        where = shown.get(os.path.realpath(doc.abs_path if doc.abs_path is not None else os.path.join(base, doc.path)))
+        if where is not None and where != doc.path:
+            doc.path = where
+            for f in found:
+                f.path = where
+    return grouped
+
+
 def _keep_model_findings(result: ScanResult, doc: Document, found: list[Finding], catalog: Catalog,
                          options: ScanOptions, all_rules: list[Rule], rule_index) -> None:
     """Suppressions, fingerprints and the severity/path filters for findings a Hermes model produced on ``doc``
@@ -512,7 +531,7 @@ def _add_loading_findings(result: ScanResult, lr, catalog: Catalog, options: Sca
         result.errors.append(lr)
         return
     result.notes.extend(lr.notes)
-    for doc, found in lr.by_document:
+    for doc, found in _as_scanned(result, lr.by_document, options):
         _keep_model_findings(result, doc, found, catalog, options, all_rules, rule_index)
 # --- end loading simulation ---------------------------------------------------------------------------
 
@@ -544,7 +563,7 @@ def _add_prompt_findings(result: ScanResult, paths: Sequence[Path], catalog: Cat
         return
     result.notes.extend(notes)
     have = {(f.path, f.rule_id) for f in result.findings}
-    for doc, found in grouped:
+    for doc, found in _as_scanned(result, grouped, options):
         found = [f for f in found if not any((f.path, d) in have for d in _PROMPT_DUPLICATES.get(f.rule_id, ()))]
         _keep_model_findings(result, doc, found, catalog, options, all_rules, rule_index)
 # --- end prompt dry run -----------------------------------------------------------------------------------

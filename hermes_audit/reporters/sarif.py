@@ -145,7 +145,10 @@ def repo_relative(display: str, abs_path: Optional[Path], root: Optional[Path]) 
     """``(path, relative)``: the path relative to ``root`` when the file lies inside it
     (its symlink-resolved target when that is a regular file inside too: where the text lies; a link to a
     directory, a FIFO or a loop keeps its own path, since nothing was read from its target), else the display
-    path (``relative`` False when that is absolute)."""
+    path (``relative`` False when that is absolute). An absolute display path stands for the file when
+    ``abs_path`` is ``None`` (a file the session simulation named that the scan itself did not read)."""
+    if abs_path is None and display.startswith("/"):
+        abs_path = Path(display)
     if root is not None and abs_path is not None:
         r = Path(os.path.abspath(root))
         a = Path(os.path.abspath(abs_path))
