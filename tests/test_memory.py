@@ -182,7 +182,8 @@ def test_over_limit_points_at_the_entry_that_crosses_the_limit(catalog):
     rule = catalog.find("memory-store-over-limit")
     (f,) = Engine([rule]).run(Document.from_text(text, "MEMORY.md", DocumentKind.MEMORY)).findings
     assert text[f.span.start:f.span.end] == "c" * 1000
-    assert "3,006 of 2,200 characters (100%)" in f.message and "entry 3" in f.message
+    assert "3,006 of 2,200 characters (137% of its limit; Hermes' header shows 100%)" in f.message, f.message
+    assert "entry 3" in f.message and "refuses every new entry" in f.message
 
 
 def test_memory_rules_do_not_run_on_context_files(catalog):
@@ -383,3 +384,20 @@ def test_non_utf8_store_is_ha951_and_exit_1(tmp_path, version):
     # the same file under `scan` gets the same rule
     s = run(["scan", str(home / "memories" / "MEMORY.md"), "--format", "json", "--hermes-version", version])
     assert "HA951" in {f["rule_id"] for f in json.loads(s.output)["findings"]}
+
+
+def test_over_limit_share_is_not_capped_and_every_output_agrees(tmp_path):
+    """Hermes' header stops at 100%; hermes-audit's own words give the real share, the same in the memory
+    command, HA707 and the prompt dry run (QA: 100% beside "over the limit" read as a contradiction)."""
+    from click.testing import CliRunner
+
+    from hermes_audit.cli.main import cli
+
+    assert (mem.share_of_limit(2212, 2200), mem.usage_percent(2212, 2200)) == ("101%", 100)
+    assert mem.share_of_limit(1, 0) == "-"
+    (tmp_path / "memories").mkdir()
+    (tmp_path / "memories" / "MEMORY.md").write_text(D.join(["a" * 1000, "b" * 1000, "c" * 206]), encoding="utf-8")
+    out = CliRunner().invoke(cli, ["memory", str(tmp_path), "--color", "never"]).output
+    assert "2,212/2,200 characters (100%) OVER LIMIT (101% of it)" in out and "(101% of its limit;" in out, out
+    prompt = CliRunner().invoke(cli, ["prompt", "--hermes-home", str(tmp_path), "--cwd", str(tmp_path)]).output
+    assert "2,212 of 2,200 characters (101%)" in prompt, prompt

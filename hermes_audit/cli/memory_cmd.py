@@ -23,7 +23,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
 def render_text(audit, color: bool) -> str:
     """Human-readable report: each store with its entries, then the findings (text reporter)."""
     from hermes_audit.engine.unicode_chars import printable
-    from hermes_audit.hermes.memory import BLOCK_HEADERS
+    from hermes_audit.hermes.memory import BLOCK_HEADERS, share_of_limit
     from hermes_audit.memory_audit import entry_findings
     from hermes_audit.reporters import text as text_report
     from hermes_audit.reporters.json_report import safe_path
@@ -48,8 +48,8 @@ def render_text(audit, color: bool) -> str:
         if s.capacity is not None and s.entries:
             c = s.capacity
             head += f"{len(s.entries)} entr{'y' if len(s.entries) == 1 else 'ies'}, {c.current:,}/{c.limit:,} characters ({c.percent}%)"
-            if c.over_limit:
-                head += style(" OVER LIMIT", "red", bold=True)
+            if c.over_limit:  # Hermes' header stops at 100%: the real share beside it
+                head += style(f" OVER LIMIT ({share_of_limit(c.current, c.limit)} of it)", "red", bold=True)
             elif c.near_limit:
                 head += style(" over 80%", "yellow")
         else:

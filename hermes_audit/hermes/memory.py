@@ -169,6 +169,13 @@ def char_count(entries: list[str]) -> int:
     return len(MEMORY_ENTRY_DELIMITER.join(entries)) if entries else 0
 
 
+def share_of_limit(current: int, limit: Number) -> str:
+    """``current`` as a share of ``limit``, rounded to a whole percent and not capped (``"101%"`` for 2,212 of
+    2,200), for hermes-audit's own messages; ``"-"`` when ``limit <= 0``. Hermes' own header shows
+    :func:`usage_percent` (at most 100)."""
+    return f"{current / limit:.0%}" if limit > 0 else "-"
+
+
 def usage_percent(current: int, limit: Number) -> int:
     """The percentage Hermes shows: ``min(100, int(current / limit * 100))``, 0 when ``limit <= 0``."""
     return min(100, int((current / limit) * 100)) if limit > 0 else 0
@@ -636,7 +643,8 @@ def detect_store(text: str, params: dict):
             if used > threshold:
                 s, e = raw_span(text, off, 0, len(entry), nm)
                 yield DetectorHit(s, e, {"file": filename, "current": f"{cap.current:,}", "limit": f"{limit:,}",
-                                         "percent": cap.percent, "entry": k + 1})
+                                         "percent": cap.percent, "share": share_of_limit(cap.current, limit),
+                                         "entry": k + 1})
                 return
     elif check == "drift":
         rep = detect_drift(text, limit)

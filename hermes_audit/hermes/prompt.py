@@ -1997,7 +1997,7 @@ def prompt_issues(report: PromptReport, max_share: Optional[float] = None) -> li
         hits = list(mem.detect_store(st.document.text or "", params))
         s, e = (hits[0].start, hits[0].end) if hits else _first_line(st.document)
         if cap.over_limit:
-            msg = (f"{st.filename} holds {cap.current:,} of {cap.limit:,} characters ({cap.current / cap.limit:.0%}): "
+            msg = (f"{st.filename} holds {cap.current:,} of {cap.limit:,} characters ({mem.share_of_limit(cap.current, cap.limit)}): "
                    f"the whole snapshot still goes into every prompt (~{report.counter.count_chars(cap.current):,} "
                    "tokens) and Hermes refuses every new entry until it is consolidated")
             sev = Severity.MEDIUM
