@@ -311,3 +311,22 @@ def test_config_option_names_a_fifo_or_a_missing_file(tmp_path):
     missing = run(["scan", "--config", "nope.toml", "AGENTS.md"], tmp_path)
     assert fifo.exit_code == 2 and "conf.toml: not a regular file; not read" in fifo.output
     assert missing.exit_code == 2 and "nope.toml: configuration file not found" in missing.output
+
+
+@pytest.mark.parametrize("args, needle, command", [
+    (["scan", "--format", "bogus"], "Invalid value for '--format': 'bogus' is not one of", "hermes-audit scan"),
+    (["memory", "--memory-limit", "abc"], "Invalid value for '--memory-limit'", "hermes-audit memory"),
+    (["bogus"], "No such command 'bogus'", "hermes-audit"),
+    (["--bogus"], "No such option '--bogus'", "hermes-audit"),
+    (["scan", "--formt", "json"], "No such option '--formt'", "hermes-audit scan"),
+    (["explain"], "Missing argument 'CODE'", "hermes-audit explain"),
+])
+def test_usage_errors_are_one_line_exit_2(tmp_path, args, needle, command):
+    """Bad options, commands and arguments: one line on stderr naming the help to read, exit 2, like every other
+    error (not click's usage block); nothing on stdout."""
+    p = run_proc(args, tmp_path)
+    assert p.returncode == 2, p
+    err = p.stderr.decode() if isinstance(p.stderr, bytes) else p.stderr
+    out = p.stdout.decode() if isinstance(p.stdout, bytes) else p.stdout
+    assert err.count("\n") == 1 and err.startswith("hermes-audit: error: ") and needle in err, err
+    assert err.rstrip().endswith(f"(see '{command} --help')") and "Usage:" not in err and not out, err

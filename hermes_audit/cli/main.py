@@ -33,8 +33,44 @@ def _available(module: str) -> bool:
         return False
 
 
+class OneLineUsageError(click.UsageError):
+    """A usage error (bad option value, unknown option or command, missing argument) shown as one line on stderr,
+    ``hermes-audit: error: <click's message> (see '<command> --help')``, exit code 2, instead of click's usage
+    block: the same form as every other error of the CLI."""
+
+    @classmethod
+    def of(cls, exc: click.UsageError) -> "OneLineUsageError":
+        new = cls(exc.format_message(), exc.ctx)
+        new.exit_code = exc.exit_code
+        return new
+
+    def show(self, file=None) -> None:
+        from hermes_audit.cli.common import one_line
+
+        where = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
+        message = " ".join(self.format_message().split()).removesuffix(".")
+        click.echo(f"hermes-audit: error: {one_line(message)}{where}", file=file, err=file is None)
+
+
 class LazyGroup(click.Group):
-    """A group whose subcommands are imported only when invoked."""
+    """A group whose subcommands are imported only when invoked; usage errors are one line
+    (:class:`OneLineUsageError`)."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except OneLineUsageError:
+            raise
+        except click.UsageError as exc:  # the group's own options and arguments
+            raise OneLineUsageError.of(exc) from None
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except OneLineUsageError:
+            raise
+        except click.UsageError as exc:  # an unknown command, a command's options, a callback's BadParameter
+            raise OneLineUsageError.of(exc) from None
 
     def list_commands(self, ctx):
         return sorted(n for n, (mod, _) in _COMMANDS.items() if _available(mod))
