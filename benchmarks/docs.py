@@ -32,17 +32,26 @@ def _replace_between(text: str, begin: str, end: str, body: str) -> str:
     return text[: i + len(begin)] + "\n" + body.rstrip("\n") + "\n" + text[j:]
 
 
+def _shown_command(command: str) -> str:
+    """``command`` without ``--workdir DIR`` (where the inputs were generated changes no figure)."""
+    words = command.split()
+    out = [w for i, w in enumerate(words)
+           if w != "--workdir" and not (i and words[i - 1] == "--workdir") and not w.startswith("--workdir=")]
+    return " ".join(out)
+
+
 def _context(results: dict) -> str:
     m = results["machine"]
     load = m.get("loadavg_start")
     load_s = f", load average {load[0]:.2f} at the start" if load else ""
     dates = sorted({s.get("measured_at", results["date"])[:16] for s in results["sections"].values()})
-    when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]} (sections measured separately)"
     cmds: list[str] = []
     for name, s in results["sections"].items():
-        c = s.get("command", results["command"])
+        c = _shown_command(s.get("command", results["command"]))
         if c not in cmds:
             cmds.append(c)
+    separately = " (sections measured separately)" if len(cmds) > 1 else ""
+    when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}{separately}"
     by = " and ".join(f"`{c}`" for c in cmds)
     return (f"Measured {when} UTC by {by} ({results['mode']} sizes) on "
             f"{m.get('cpus')} CPUs ({m.get('cpu')}), Python {m.get('python')}{load_s}. "
