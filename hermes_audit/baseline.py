@@ -6,8 +6,9 @@ then marks findings whose fingerprint is recorded as suppressed, with the
 entry's reason, so only new findings fail the run.
 
 The fingerprint (:func:`hermes_audit.findings.fingerprint`) depends on the
-rule, the file path (as displayed: relative to the directory the scan runs
-from, so run it from the repository root) and the normalised matched text
+rule, the file path (relative to the repository root, whichever directory the
+scan runs from: :func:`hermes_audit.documents.paths.repository_path`; an entry's
+``path`` is that path too) and the normalised matched text
 (case-folded, whitespace collapsed), never on line numbers: a finding keeps its
 identity when lines are added above it, and a *different* match on the same
 line is a new finding. Changing the matched text makes it a new finding.
@@ -183,6 +184,7 @@ def build_baseline(result, previous: Optional[Baseline] = None, reason: str = DE
     ``previous`` entries with the same fingerprint are kept; new entries get ``reason``.
     """
     old = previous.by_fingerprint() if previous else {}
+    identity = _identity_paths(result)
     entries: list[BaselineEntry] = []
     seen: set[str] = set()
     for f in result.findings:
@@ -193,12 +195,27 @@ def build_baseline(result, previous: Optional[Baseline] = None, reason: str = DE
         seen.add(f.fingerprint)
         prev = old.get(f.fingerprint)
         entries.append(BaselineEntry(
-            fingerprint=f.fingerprint, rule_id=f.rule_id, path=f.path,
+            fingerprint=f.fingerprint, rule_id=f.rule_id, path=identity(f.path),
             reason=prev.reason if prev else reason, line=f.start.line, severity=f.severity.label,
             snippet=f.snippet[:200],
         ))
     entries.sort(key=lambda e: (e.path, e.line or 0, e.rule_id, e.fingerprint))
     return Baseline(entries)
+
+
+def _root(result) -> Path:
+    opts = result.options
+    return Path(getattr(opts, "repo_root", None) or opts.base or Path.cwd()).absolute()
+
+
+def _identity_paths(result):
+    """A function from a finding's displayed path to the path that identifies its file (relative to the
+    repository root, :func:`hermes_audit.documents.paths.repository_path`)."""
+    from hermes_audit.documents.paths import repository_path
+
+    root = _root(result)
+    files = {fr.document.path: fr.document.abs_path for fr in result.files}
+    return lambda display: repository_path(display, files.get(display), root)
 
 
 def dump_baseline(baseline: Baseline) -> str:
@@ -241,9 +258,10 @@ def apply_baseline(result, baseline: Baseline) -> list[StaleEntry]:
         matched.add(e.fingerprint)
         if f.suppressed is None:
             f.suppressed = f"baseline: {e.reason}" if e.reason else "baseline"
-    scanned = {fr.document.path for fr in result.files}
+    identity = _identity_paths(result)
+    scanned = {identity(fr.document.path) for fr in result.files}
     ran = {r.code for r in getattr(result, "rules_run", [])}
-    base = (result.options.base or Path.cwd()).absolute()
+    base = _root(result)  # entries name files relative to the repository root
     min_sev = result.options.min_severity
     stale: list[StaleEntry] = []
     for e in baseline.entries:

@@ -214,11 +214,14 @@ def fingerprint(rule_id: str, path: str, matched: str, occurrence: int = 0) -> s
     return h.hexdigest()[:16]
 
 
-def assign_fingerprints(findings: list[Finding], matched_texts: list[str]) -> None:
-    """Set ``fingerprint`` on each finding, numbering identical matches in order."""
+def assign_fingerprints(findings: list[Finding], matched_texts: list[str], path: Optional[str] = None) -> None:
+    """Set ``fingerprint`` on each finding, numbering identical matches in order. ``path``: the path that
+    identifies the findings' file (all in one file; :func:`hermes_audit.documents.paths.repository_path`:
+    relative to the repository root, whichever directory the scan runs from), else each finding's own."""
     seen: dict[tuple[str, str, str], int] = {}
     for f, text in zip(findings, matched_texts):
-        key = (f.rule_id, f.path, normalise_for_fingerprint(text))
+        where = path if path is not None else f.path
+        key = (f.rule_id, where, normalise_for_fingerprint(text))
         n = seen.get(key, 0)
         seen[key] = n + 1
-        f.fingerprint = fingerprint(f.rule_id, f.path, text, n)
+        f.fingerprint = fingerprint(f.rule_id, where, text, n)

@@ -62,6 +62,9 @@ class ScanOptions:
     prompt_max_share: Optional[float] = None
     #: Processes for scanning documents (issue 8, hermes_audit.parallel): None = $HERMES_AUDIT_JOBS or the CPUs.
     jobs: Optional[int] = None
+    #: The repository root: fingerprints (and so baselines) name files relative to it, whichever directory the
+    #: scan runs from (hermes_audit.documents.paths.repository_path); ``None``: ``base``.
+    repo_root: Optional[Path] = None
 
 
 @dataclass(eq=False)
@@ -426,7 +429,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
                 ran = ran_by_kind[doc.kind] = {r.code for r in rules if r.is_parity or r.applies_to(doc.kind)}
             apply_suppressions(doc, found, rule_index, ran, catalog.parity, honour=not options.no_suppressions)
             texts = [doc.slice(f.span.start, f.span.end) for f in found]
-            assign_fingerprints(found, texts)
+            assign_fingerprints(found, texts, _identity_path(doc, options) if found else None)
             kept = [f for f in found if f.severity >= options.min_severity
                     and not (options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules, options))]
         except Exception as exc:  # a crash in one file: reported, the verdict and the other files kept
@@ -470,6 +473,13 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     return result
 
 
+def _identity_path(doc: Document, options: ScanOptions) -> str:
+    """The path that identifies ``doc``'s findings (fingerprints, baselines): relative to the repository root."""
+    from hermes_audit.documents.paths import repository_path
+
+    return repository_path(doc.path, doc.abs_path, options.repo_root or options.base or Path.cwd())
+
+
 def _as_scanned(result: ScanResult, grouped: list, options: ScanOptions) -> list:
     """``grouped`` (``[(document, findings)]`` from a Hermes model: loading simulation, prompt dry run) with each
     document that is also one of the scanned files shown by that file's path, in every output: the models name
@@ -495,7 +505,7 @@ def _keep_model_findings(result: ScanResult, doc: Document, found: list[Finding]
     (loading simulation, prompt dry run); kept ones join ``result``."""
     ran = {f.rule_id for f in found}
     apply_suppressions(doc, found, rule_index, ran, catalog.parity, honour=not options.no_suppressions)
-    assign_fingerprints(found, [doc.slice(f.span.start, f.span.end) for f in found])
+    assign_fingerprints(found, [doc.slice(f.span.start, f.span.end) for f in found], _identity_path(doc, options))
     for f in found:
         if f.severity < options.min_severity:
             continue

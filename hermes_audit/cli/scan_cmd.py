@@ -179,6 +179,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
         per_path_ignores=cfg.per_path_ignores,
         config_dir=cfg.source.absolute().parent if cfg.source is not None else None,  # patterns anchored there
         no_suppressions=no_suppressions,
+        repo_root=root,  # fingerprints and baselines name files relative to it
     )
     if fail_on == "never" or (fail_on is None and cfg.fail_on_never):
         opts.fail_on = None

@@ -84,7 +84,7 @@ def _root(result) -> Path:
 
 
 def _path(display: str, abs_path, root: Path) -> str:
-    from hermes_audit.reporters.sarif import repo_relative
+    from hermes_audit.documents.paths import repo_relative
 
     from hermes_audit.reporters.json_report import safe_path
 

@@ -47,6 +47,7 @@ import attr
 import sarif_om as om
 
 from hermes_audit import __version__
+from hermes_audit.documents.paths import _is_within, repo_relative  # repo_relative: also this module's API
 from hermes_audit.engine.unicode_chars import printable
 from hermes_audit.findings import Confidence, Finding, Severity
 
@@ -132,38 +133,6 @@ def uri_for(path: str) -> str:
     except UnicodeEncodeError:
         data = path.encode("utf-8", "surrogatepass")
     return urllib.parse.quote(data, safe="/-._~")
-
-
-def _is_within(p: Path, root: Path) -> Optional[str]:
-    try:
-        return p.relative_to(root).as_posix()
-    except ValueError:
-        return None
-
-
-def repo_relative(display: str, abs_path: Optional[Path], root: Optional[Path]) -> tuple[str, bool]:
-    """``(path, relative)``: the path relative to ``root`` when the file lies inside it
-    (its symlink-resolved target when that is a regular file inside too: where the text lies; a link to a
-    directory, a FIFO or a loop keeps its own path, since nothing was read from its target), else the display
-    path (``relative`` False when that is absolute). An absolute display path stands for the file when
-    ``abs_path`` is ``None`` (a file the session simulation named that the scan itself did not read)."""
-    if abs_path is None and display.startswith("/"):
-        abs_path = Path(display)
-    if root is not None and abs_path is not None:
-        r = Path(os.path.abspath(root))
-        a = Path(os.path.abspath(abs_path))
-        rel = None
-        try:
-            if os.path.isfile(a):  # follows links; False for a directory, a special file, a loop or an error
-                resolved = Path(os.path.realpath(a))
-                rel = _is_within(resolved, Path(os.path.realpath(r)))
-        except (OSError, ValueError):
-            rel = None
-        if rel is None:
-            rel = _is_within(a, r)
-        if rel is not None and rel != ".":
-            return rel, True
-    return display, not display.startswith("/")
 
 
 HERMES_HOME_BASE = "HERMES_HOME"
