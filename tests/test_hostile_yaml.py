@@ -185,6 +185,7 @@ TOML = {
     "unclosed-glob": ('exclude = ["docs/[a"]\n', "'exclude' has an invalid glob 'docs/[a': the '[' at character 6"),
     "unclosed-glob-ignores": ('per-path-ignores = { "[" = ["HA1"] }\n', "'per-path-ignores' has an invalid glob '['"),
     "empty-glob": ('exclude = [" "]\n', "an empty pattern"),
+    "unknown-rule": ('ignore = ["HA9999"]\n', ".toml: no rule, code prefix or family matches 'HA9999'"),
 }
 
 
