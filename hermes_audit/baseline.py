@@ -203,17 +203,12 @@ def build_baseline(result, previous: Optional[Baseline] = None, reason: str = DE
     return Baseline(entries)
 
 
-def _root(result) -> Path:
-    opts = result.options
-    return Path(getattr(opts, "repo_root", None) or opts.base or Path.cwd()).absolute()
-
-
 def _identity_paths(result):
     """A function from a finding's displayed path to the path that identifies its file (relative to the
     repository root, :func:`hermes_audit.documents.paths.repository_path`)."""
     from hermes_audit.documents.paths import repository_path
 
-    root = _root(result)
+    root = result.options.identity_root()
     files = {fr.document.path: fr.document.abs_path for fr in result.files}
     return lambda display: repository_path(display, files.get(display), root)
 
@@ -261,7 +256,7 @@ def apply_baseline(result, baseline: Baseline) -> list[StaleEntry]:
     identity = _identity_paths(result)
     scanned = {identity(fr.document.path) for fr in result.files}
     ran = {r.code for r in getattr(result, "rules_run", [])}
-    base = _root(result)  # entries name files relative to the repository root
+    base = result.options.identity_root()  # entries name files relative to the repository root
     min_sev = result.options.min_severity
     stale: list[StaleEntry] = []
     for e in baseline.entries:

@@ -53,6 +53,12 @@ def glob_regex(pattern: str) -> tuple["re.Pattern[str]", bool]:
     return re.compile(("" if anchored else "(?:.*/)?") + rx + r"\Z", re.DOTALL), dir_only
 
 
+def _class_end(part: str, j: int) -> int:
+    """Where the character class opened by the ``[`` at ``part[j]`` ends: the first ``]`` after its first
+    character (and a leading ``!``), so ``[]]`` and ``[!]]`` hold a ``]``; -1 when it is never closed."""
+    return part.find("]", j + 1 + (part[j + 1:j + 2] == "!") + 1)
+
+
 def _component_regex(part: str) -> str:
     """The regex of one path component of a pattern (no ``/`` in it, not ``**``)."""
     out: list[str] = []
@@ -65,8 +71,8 @@ def _component_regex(part: str) -> str:
             out.append("[^/]*")
         elif ch == "?":
             out.append("[^/]")
-        elif ch == "[" and part.find("]", j + 1 + (part[j + 1:j + 2] == "!") + 1) > 0:
-            end = part.find("]", j + 1 + (part[j + 1:j + 2] == "!") + 1)
+        elif ch == "[" and _class_end(part, j) > 0:
+            end = _class_end(part, j)
             body = part[j + 1:end]
             if body.startswith("!"):
                 body = "^" + body[1:]
@@ -80,22 +86,23 @@ def _component_regex(part: str) -> str:
 
 def glob_problem(pattern: str) -> Optional[str]:
     """Why ``pattern`` is not a valid glob, one line; ``None`` when it is. Refused: an empty pattern (or only
-    ``/``), which matches nothing, and a ``[`` that opens a character class never closed (``[abc``), which
-    :func:`glob_regex` would otherwise take as a literal ``[`` (``[[]`` is one). Positions are 1-based
-    characters of ``pattern``."""
+    ``/``), which matches nothing, and a ``[`` that opens a character class never closed within its path
+    component (``[abc``), which :func:`glob_regex` would otherwise take as a literal ``[`` (``[[]`` is one).
+    Positions are 1-based characters of ``pattern``."""
     if not pattern.strip().strip("/"):
         return "an empty pattern"
-    j = 0
-    while j < len(pattern):
-        if pattern[j] == "[":
-            # as _component_regex: the class ends at the first ']' after its first character (and a '!')
-            close = pattern.find("]", j + 1 + (pattern[j + 1:j + 2] == "!") + 1)
-            slash = pattern.find("/", j + 1)
-            if close < 0 or 0 <= slash < close:  # a class never spans a '/'
-                return (f"the '[' at character {j + 1} opens a character class that is never closed "
-                        "([[] is a literal '[')")
-            j = close
-        j += 1
+    start = 0
+    for part in pattern.split("/"):
+        j = 0
+        while j < len(part):
+            if part[j] == "[":
+                end = _class_end(part, j)
+                if end < 0:
+                    return (f"the '[' at character {start + j + 1} opens a character class that is never closed "
+                            "([[] is a literal '[')")
+                j = end
+            j += 1
+        start += len(part) + 1
     return None
 
 

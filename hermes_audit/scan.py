@@ -66,6 +66,11 @@ class ScanOptions:
     #: scan runs from (hermes_audit.documents.paths.repository_path); ``None``: ``base``.
     repo_root: Optional[Path] = None
 
+    def identity_root(self) -> Path:
+        """The directory findings are identified relative to (fingerprints, baselines) and that reports place
+        them in: ``repo_root``, else ``base``, else the working directory; absolute."""
+        return Path(self.repo_root or self.base or Path.cwd()).absolute()
+
 
 @dataclass(eq=False)
 class FileReport:
@@ -161,13 +166,22 @@ def _matches_selector(rule: Rule, sel: str) -> bool:
     )
 
 
+class UnknownSelector(ValueError):
+    """A ``select``/``ignore`` entry that matches no rule; ``selector`` is the entry."""
+
+    def __init__(self, selector: str) -> None:
+        super().__init__(f"no rule, code prefix or family matches {selector!r} (see `hermes-audit rules`)")
+        self.selector = selector
+
+
 def select_rules(catalog: Catalog, select: Optional[Sequence[str]], ignore: Sequence[str]) -> list[Rule]:
     """Rules chosen by ``select`` (all when ``None``) minus ``ignore``; selectors are codes,
-    code prefixes (``HA1``), names or families. Raises ``ValueError`` for a selector that matches nothing."""
+    code prefixes (``HA1``), names or families. Raises :class:`UnknownSelector` (a ``ValueError``) for a
+    selector that matches nothing."""
     rules = catalog.all_rules()
     for sel in [*(select or []), *ignore]:
         if not any(_matches_selector(r, sel) for r in rules):
-            raise ValueError(f"no rule, code prefix or family matches {sel!r} (see `hermes-audit rules`)")
+            raise UnknownSelector(sel)
     chosen = [r for r in rules if select is None or any(_matches_selector(r, s) for s in select)]
     return [r for r in chosen if not any(_matches_selector(r, s) for s in ignore)]
 
@@ -477,7 +491,7 @@ def _identity_path(doc: Document, options: ScanOptions) -> str:
     """The path that identifies ``doc``'s findings (fingerprints, baselines): relative to the repository root."""
     from hermes_audit.documents.paths import repository_path
 
-    return repository_path(doc.path, doc.abs_path, options.repo_root or options.base or Path.cwd())
+    return repository_path(doc.path, doc.abs_path, options.identity_root())
 
 
 def _as_scanned(result: ScanResult, grouped: list, options: ScanOptions) -> list:
@@ -487,11 +501,13 @@ def _as_scanned(result: ScanResult, grouped: list, options: ScanOptions) -> list
     ``../AGENTS.md``; one file, one path (SARIF places a finding by it)."""
     if not grouped:
         return grouped
+    from hermes_audit.documents.paths import file_key
+
     base = os.path.abspath(options.base or os.getcwd())
-    shown = {os.path.realpath(fr.document.abs_path): fr.document.path for fr in result.files
+    shown = {file_key(fr.document.abs_path): fr.document.path for fr in result.files
              if fr.document.abs_path is not None}
     for doc, found in grouped:
-        where = shown.get(os.path.realpath(doc.abs_path if doc.abs_path is not None else os.path.join(base, doc.path)))
+        where = shown.get(file_key(doc.abs_path if doc.abs_path is not None else os.path.join(base, doc.path)))
         if where is not None and where != doc.path:
             doc.path = where
             for f in found:

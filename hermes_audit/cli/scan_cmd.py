@@ -15,16 +15,6 @@ FORMATS = ["text", "json", "sarif", "github"]
 SEVERITIES = ["info", "low", "medium", "high", "critical"]
 
 
-def _with_source(message: str, cfg, from_command_line: list[str]) -> str:
-    """``message`` prefixed with the configuration file's path when it is about a rule selector (``no rule ...
-    matches 'X'``) that came from that file's ``select`` or ``ignore``, not from the command line."""
-    if cfg.source is not None and message.startswith("no rule"):
-        named = [sel for sel in [*(cfg.select or []), *cfg.ignore] if sel not in from_command_line]
-        if any(f"matches {sel!r}" in message for sel in named):
-            return f"{cfg.source}: {message}"
-    return message
-
-
 def _split(values: tuple[str, ...], option: str = "--select") -> list[str]:
     """Comma-separated selectors from a repeatable option; an empty one is a usage error."""
     out: list[str] = []
@@ -155,7 +145,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     from hermes_audit.documents.kinds import DocumentKind
     from hermes_audit.engine.catalog import CatalogError
     from hermes_audit.findings import Severity
-    from hermes_audit.scan import ScanOptions, run_scan
+    from hermes_audit.scan import ScanOptions, UnknownSelector, run_scan
 
     from hermes_audit.documents.reader import path_mode, path_present  # never raise (closed directories)
 
@@ -211,8 +201,11 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     notes = prepare_baseline(opts, baseline_path, write_baseline, no_suppressions, root)
     try:
         result = run_scan(targets, opts)
+    except UnknownSelector as exc:  # from the configuration file, not the command line: name the file
+        named_here = exc.selector in _split(select) + _split(ignore, "--ignore")
+        raise CliError(str(exc) if named_here or cfg.source is None else f"{cfg.source}: {exc}") from None
     except (ValueError, CatalogError) as exc:
-        raise CliError(_with_source(str(exc), cfg, _split(select) + _split(ignore, "--ignore"))) from None
+        raise CliError(str(exc)) from None
     if fix or show_diff or fix_hermes_blocking:
         from hermes_audit.cli.fix_support import run_fix
 

@@ -51,16 +51,24 @@ def _real_directory(directory: str) -> str:
     return os.path.realpath(directory)
 
 
+def file_key(path) -> str:
+    """One string per file for comparing paths given in different forms (``../AGENTS.md``, an absolute path,
+    through a symlinked directory): absolute, with its directories resolved (cached per directory, so a tree
+    of thousands of files costs a ``realpath`` per directory) and the file itself not (a symbolic link is
+    its own file)."""
+    p = os.path.abspath(path)
+    return os.path.join(_real_directory(os.path.dirname(p)), os.path.basename(p))
+
+
 def repository_path(display: str, abs_path: Optional[Path], root: Optional[Path]) -> str:
     """The path that identifies a file in fingerprints and baselines: ``/``-separated, relative to ``root`` when
-    the file lies inside it, else ``display``; ``display`` too when ``root`` is ``None``. The file's directories
-    are resolved (a symlinked working directory or root changes nothing), the file itself is not (a symbolic
-    link is identified by its own path, as the scan shows it). ``abs_path`` ``None``: ``display`` is the path."""
+    the file lies inside it, else ``display``; ``display`` too when ``root`` is ``None``. Compared as
+    :func:`file_key` (a symlinked working directory or root changes nothing). ``abs_path`` ``None``:
+    ``display`` is the path."""
     if root is None:
         return display
-    p = os.path.abspath(abs_path if abs_path is not None else display)
-    where = os.path.join(_real_directory(os.path.dirname(p)), os.path.basename(p))
-    rel = os.path.relpath(where, _real_directory(os.path.abspath(root)))
+    rel = os.path.relpath(file_key(abs_path if abs_path is not None else display),
+                          _real_directory(os.path.abspath(root)))
     if rel == "." or rel == ".." or rel.startswith(".." + os.sep):
         return display
     return rel.replace(os.sep, "/")

@@ -76,6 +76,8 @@ def command(kind: str, message: str, **props: Optional[object]) -> str:
 def _root(result) -> Path:
     from hermes_audit.documents.gitroot import find_git_root
 
+    if getattr(result.options, "repo_root", None) is not None:  # the CLI's: the one fingerprints use
+        return result.options.identity_root()
     base = (result.options.base or Path.cwd()).absolute()
     try:
         return find_git_root(base.resolve()) or base

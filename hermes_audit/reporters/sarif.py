@@ -386,11 +386,12 @@ def category_id(category: Optional[str], hermes_version: str) -> str:
 def build_log(result, include_suppressed: bool = False, category: Optional[str] = None,
               root: Optional[Path] = None) -> om.SarifLog:
     """The SARIF log (sarif-om objects) of a scan result. ``root`` is the repository root
-    that result URIs are relative to (default: the scan's base directory)."""
+    that result URIs are relative to (default: ``ScanOptions.identity_root()``, the repository root the scan
+    identifies files by)."""
     from hermes_audit.engine.catalog import load_catalog
 
     if root is None:
-        root = (result.options.base or Path.cwd()).absolute()
+        root = result.options.identity_root()
     doc_paths = {fr.document.path: fr.document.abs_path for fr in result.files}
     findings = [f for f in result.findings if include_suppressed or f.suppressed is None]
     findings += _blocked_without_result(result)
