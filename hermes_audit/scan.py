@@ -406,6 +406,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     catalog = catalog or load_catalog(options.rules_dir)
     profile = get_profile(options.hermes_version)
     rules = select_rules(catalog, options.select, options.ignore)
+    select_rules(catalog, None, [s for sels in options.per_path_ignores.values() for s in sels])  # each names a rule
     selected_codes = {r.code for r in rules}
     scanner = scanner_for(catalog.parity, profile.name)
     engine = Engine(rules)

@@ -186,6 +186,8 @@ TOML = {
     "unclosed-glob-ignores": ('per-path-ignores = { "[" = ["HA1"] }\n', "'per-path-ignores' has an invalid glob '['"),
     "empty-glob": ('exclude = [" "]\n', "an empty pattern"),
     "unknown-rule": ('ignore = ["HA9999"]\n', ".toml: no rule, code prefix or family matches 'HA9999'"),
+    "unknown-rule-per-path": ('per-path-ignores = { "docs/**" = ["HA9998"] }\n',
+                              ".toml: no rule, code prefix or family matches 'HA9998'"),
 }
 
 
