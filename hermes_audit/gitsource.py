@@ -15,8 +15,9 @@ the ``git`` binary) with these limits:
   submodule URL), ``core.hooksPath=/dev/null``, an empty template directory,
   no fsmonitor, no submodules, LFS smudging off, no credential prompts;
 * shallow (``--depth 1 --single-branch --no-tags``), without checkout first:
-  the tree's total size and file count are checked (``git ls-tree``) before
-  anything is written out, and the download itself is stopped when the
+  the tree's total size and file count are checked (``git ls-tree``, read as
+  it streams and stopped at the first limit, so a tree bomb holds no memory)
+  before anything is written out, and the download itself is stopped when the
   repository directory grows past the size limit;
 * a wall-clock time limit for the whole clone;
 * every message passes through :func:`redact_url`, so a password or token in
@@ -48,7 +49,12 @@ DEFAULT_TIMEOUT = 120.0
 DEFAULT_MAX_BYTES = 100 * 1024 * 1024
 DEFAULT_MAX_FILES = 20_000
 _SCP_RE = re.compile(r"^(?P<user>[A-Za-z0-9._~-]+@)?(?P<host>[A-Za-z0-9.-]+):(?P<path>(?!//)[^\s]+)$")
-_CRED_RE = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<cred>[^/@\s]+)@")
+#: ``scheme://userinfo@``: the userinfo runs to the *last* ``@`` of the authority (RFC 3986 section 3.2:
+#: the authority ends at the first ``/``, ``?`` or ``#``), so ``https://user:p@ss@host`` hides ``user:p@ss``.
+_CRED_RE = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<cred>[^/?#\s]*)@")
+#: scp-like ``user:secret@host:path`` (no scheme): a userinfo holding a ``:`` is a password or token. A bare
+#: ``git@host:path`` is a user name only and stays as it is.
+_SCP_CRED_RE = re.compile(r"(?P<pre>^|[\s'\"(<=,;])(?P<cred>[^\s'\"()<>=,;/@:]+:[^\s'\"()<>/]*)@(?=[^\s@/:]+:)")
 
 
 class GitSourceError(Exception):
@@ -56,8 +62,18 @@ class GitSourceError(Exception):
 
 
 def redact_url(text: str) -> str:
-    """``text`` with the user-info part of every URL (``user:token@``) replaced by ``***@``."""
-    return _CRED_RE.sub(lambda m: m.group("scheme") + "***@", text)
+    """``text`` (any message) with the credentials of every git URL in it replaced by ``***@``.
+
+    * ``scheme://userinfo@host...``: the whole userinfo, up to the last ``@``
+      before the path (``https://user:p@ss@host/r`` -> ``https://***@host/r``);
+    * scp-like ``user:secret@host:path`` -> ``***@host:path`` (``git@host:path``,
+      which names a user only, is left alone).
+
+    This is the one redaction function of hermes-audit's git handling: every
+    message that can hold a source URL passes through it. Pure; never raises.
+    """
+    text = _CRED_RE.sub(lambda m: m.group("scheme") + "***@", text)
+    return _SCP_CRED_RE.sub(lambda m: m.group("pre") + "***@", text)
 
 
 @dataclass(frozen=True)
@@ -214,6 +230,79 @@ def _run(cmd: list[str], cwd: Optional[Path], deadline: float, watch: Optional[P
     return (out or b"").decode("utf-8", "replace")
 
 
+#: Bytes read from ``git ls-tree`` at a time; one record is at most a path (4 KiB on Linux) plus 60 bytes.
+_LISTING_CHUNK = 64 * 1024
+#: Longest ``git ls-tree`` record kept while its end has not arrived (a longer one is not a git path).
+_MAX_RECORD = 64 * 1024
+
+
+def _check_tree(cmd: list[str], cwd: Path, deadline: float, max_bytes: int, max_files: int,
+                display_url: str) -> tuple[int, int]:
+    """Stream ``git ls-tree -r -l -z`` and enforce the file-count and byte limits as it runs.
+
+    Returns ``(files, bytes)`` of the tree. The listing is read in chunks of
+    ``_LISTING_CHUNK`` bytes and only counted, never kept: git is killed (with
+    its process group) as soon as the count passes ``max_files`` or the sizes
+    pass ``max_bytes``, so a tree bomb (trees that point many times at the level
+    below: a few hundred KB of objects that list as 10**9 files) costs a bounded
+    amount of memory and time. Raises :class:`GitSourceError` (one line) for a
+    limit, the deadline, or git's failure.
+    """
+    import selectors
+
+    if shutil.which("git") is None:
+        raise GitSourceError("git is not installed (it is needed to clone a distribution)")
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise GitSourceError(f"git timed out cloning {display_url}")
+    with tempfile.TemporaryFile() as errf:
+        popen = subprocess.Popen(cmd, cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errf,
+                                 env=_git_env(), start_new_session=os.name == "posix")
+        assert popen.stdout is not None
+        files = total = 0
+        pending = b""
+        try:
+            with selectors.DefaultSelector() as sel:
+                sel.register(popen.stdout, selectors.EVENT_READ)
+                while True:
+                    if time.monotonic() > deadline:
+                        raise GitSourceError(f"git timed out cloning {display_url}")
+                    if not sel.select(timeout=0.2):
+                        continue
+                    chunk = os.read(popen.stdout.fileno(), _LISTING_CHUNK)
+                    if not chunk:
+                        break
+                    *records, pending = (pending + chunk).split(b"\0")
+                    if len(pending) > _MAX_RECORD:
+                        raise GitSourceError(f"{display_url}: git listed a path longer than {_MAX_RECORD:,} bytes")
+                    for rec in records:
+                        meta = rec.split(b"\t", 1)[0].split()
+                        files += 1
+                        if len(meta) >= 4 and meta[3].isdigit():
+                            total += int(meta[3])
+                    if files > max_files:
+                        raise GitSourceError(
+                            f"{display_url} has more than {max_files:,} files (limit {max_files:,}); not checked out")
+                    if total > max_bytes:
+                        raise GitSourceError(
+                            f"{display_url} holds more than {max_bytes:,} bytes of files (limit {max_bytes:,}); "
+                            "not checked out")
+            while popen.poll() is None:
+                if time.monotonic() > deadline:
+                    raise GitSourceError(f"git timed out cloning {display_url}")
+                time.sleep(0.05)
+        finally:
+            if popen.poll() is None:
+                _kill(popen)
+            popen.stdout.close()
+        if popen.returncode != 0:
+            errf.seek(0)
+            err = errf.read(64 * 1024).decode("utf-8", "replace")
+            lines = [ln.strip() for ln in err.splitlines() if ln.strip()]
+            raise GitSourceError(f"git failed for {display_url}: {redact_url(_git_error_detail(lines, popen.returncode))}")
+    return files, total
+
+
 def _kill(popen: subprocess.Popen) -> None:
     """Kill git and every helper it started (its process group), then reap it. Bounded."""
     try:
@@ -279,22 +368,8 @@ def cloned(
         _run(["git", *opts, "clone", "--depth", "1", "--single-branch", "--no-tags", "--no-checkout",
               "--no-recurse-submodules", f"--template={template}", "--", url.url, str(dest)],
              tmp, deadline, tmp, max_bytes, url.display)
-        listing = _run(["git", *opts, "ls-tree", "-r", "-l", "-z", "HEAD"], dest, deadline, None, max_bytes, url.display)
-        total = 0
-        count = 0
-        for rec in listing.split("\0"):
-            if not rec:
-                continue
-            meta = rec.split("\t", 1)[0].split()
-            count += 1
-            if len(meta) >= 4 and meta[3].isdigit():
-                total += int(meta[3])
-            if meta and meta[0] == "160000":
-                continue  # submodule: never fetched
-        if count > max_files:
-            raise GitSourceError(f"{url.display} has {count:,} files (limit {max_files:,}); not checked out")
-        if total > max_bytes:
-            raise GitSourceError(f"{url.display} holds {total:,} bytes of files (limit {max_bytes:,}); not checked out")
+        _check_tree(["git", *opts, "ls-tree", "-r", "-l", "-z", "HEAD"], dest, deadline, max_bytes, max_files,
+                    url.display)
         _run(["git", *opts, "checkout", "-q", "HEAD", "--", "."], dest, deadline, None, max_bytes, url.display)
         _rmtree(dest / ".git")
         yield dest
