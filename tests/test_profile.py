@@ -396,7 +396,8 @@ def _hook_env(tmp_path: Path) -> dict:
     fake = tmp_path / "bin" / "hermes"
     fake.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {tmp_path / 'hermes-args'}\n", encoding="utf-8")
     fake.chmod(0o755)
-    return {**os.environ, "HERMES_AUDIT": str(audit), "HERMES": str(fake), "HERMES_AUDIT_ARGS": "--color never"}
+    return {**os.environ, "HERMES_AUDIT": str(audit), "HERMES": str(fake), "HERMES_AUDIT_ARGS": "--color never",
+            "XDG_CACHE_HOME": str(tmp_path / "cache")}
 
 
 @pytest.mark.skipif(os.name == "nt", reason="POSIX sh script")
@@ -408,8 +409,9 @@ def test_hook_installs_only_after_a_passing_audit(tmp_path, corpus):
     r = subprocess.run(["sh", str(HOOK), str(good), "--name", "learner", "--yes"], env=env, capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    assert (tmp_path / "hermes-args").read_text(encoding="utf-8").split("\n")[:5] == [
-        "profile", "install", str(good), "--name", "learner"]
+    # a local directory is installed in place, the path after "--" (issue 18.3: no option injection)
+    assert (tmp_path / "hermes-args").read_text(encoding="utf-8").split("\n")[:7] == [
+        "profile", "install", "--yes", "--name", "learner", "--", str(good)]
     (tmp_path / "hermes-args").unlink()
     bad = malicious(tmp_path)
     r = subprocess.run(["sh", str(HOOK), str(bad), "--yes"], env=env, capture_output=True, text=True, timeout=300)

@@ -48,6 +48,33 @@ def resolve_source(source: str, hermes_home: Optional[str], environ: Optional[di
                    f"installed under {base / 'profiles'}")
 
 
+def check_keep_tree(dest: Path) -> None:
+    """Refuse a ``--keep-tree`` destination that exists or whose parent is not a directory (before cloning).
+
+    Raises :class:`CliError`."""
+    if os.path.lexists(dest):
+        raise CliError(f"--keep-tree {dest}: already exists (give a new directory)")
+    if not dest.parent.is_dir():
+        raise CliError(f"--keep-tree {dest}: {dest.parent} is not a directory")
+
+
+def keep_audited_tree(root: Path, dest: Path) -> None:
+    """Move the audited checkout ``root`` to ``dest`` (a rename, or a copy that keeps symlinks as links
+    when ``dest`` is on another file system). Raises :class:`CliError`; a partial copy is removed."""
+    import shutil
+
+    try:
+        os.rename(root, dest)
+        return
+    except OSError:
+        pass
+    try:
+        shutil.copytree(root, dest, symlinks=True)
+    except (OSError, shutil.Error) as exc:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise CliError(f"--keep-tree {dest}: cannot keep the audited tree: {' '.join(str(exc).split())[:200]}") from None
+
+
 def render_text(report, color: bool) -> str:
     """The human-readable profile report."""
     from hermes_audit.engine.unicode_chars import printable
@@ -213,6 +240,10 @@ def to_json(report) -> dict:
 @click.option("--allow-local", is_flag=True,
               help="Allow cloning file:// URLs and local paths that look like git URLs (*.git). A local directory "
                    "is read in place and needs no flag.")
+@click.option("--keep-tree", type=click.Path(path_type=Path, file_okay=False), default=None, metavar="DIR",
+              help="Git sources: leave the audited checkout (without .git) in DIR, a new directory, so that "
+                   "`hermes profile install DIR` installs exactly what was audited. Nothing is written for a local "
+                   "directory or an installed profile.")
 @click.option("--hermes-home", default=None, metavar="DIR",
               help="Hermes home for installed profile names [default: $HERMES_HOME, else ~/.hermes].")
 @click.option("--clone-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
@@ -225,7 +256,7 @@ def to_json(report) -> dict:
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the report to FILE (atomically) instead of stdout.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
-def profile(source, hermes_version, override_name, hermes_current, skills_trust, allow_local, hermes_home,
+def profile(source, hermes_version, override_name, hermes_current, skills_trust, allow_local, keep_tree, hermes_home,
             clone_timeout, max_clone_size, fail_on, fmt, output, color) -> None:
     """Audit a profile distribution before installing it.
 
@@ -236,7 +267,8 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
     and shipped memories; ends with a verdict.
 
     Exit codes: 0 safe to install, 1 not safe (or Hermes refuses it), 2 usage
-    or input error, 3 incomplete audit.
+    or input error (with --keep-tree: also when the tree could not be kept),
+    3 incomplete audit.
     """
     from hermes_audit.engine.catalog import CatalogError
     from hermes_audit.findings import Severity
@@ -246,6 +278,8 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
     from hermes_audit.profile_audit import ProfileOptions, audit_distribution
 
     kind, path = resolve_source(source, hermes_home)
+    if keep_tree is not None and kind == "git":
+        check_keep_tree(keep_tree)
     opts = ProfileOptions(hermes_version=hermes_version, override_name=override_name, hermes_current=hermes_current,
                           skills_trust=skills_trust, fail_on=Severity.parse(fail_on),
                           target_root=hermes_home or os.environ.get("HERMES_HOME") or "~/.hermes")
@@ -253,6 +287,8 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
         if kind == "git":
             with cloned(source, allow_local=allow_local, timeout=clone_timeout, max_bytes=max_clone_size) as root:
                 report = audit_distribution(root, opts, source=redact_url(source.strip()), source_kind="git")
+                if keep_tree is not None:
+                    keep_audited_tree(root, keep_tree)
         else:
             assert path is not None
             report = audit_distribution(path, opts, source=str(path), source_kind=kind, installed=kind == "installed")
