@@ -13,8 +13,10 @@ Hermes will use it afterwards:
 * ``SOUL.md``: Hermes' context-scope verdict (a distribution's SOUL.md is
   *blocked* on any hit, in 0.19 and in latest) plus the audit rules;
 * skills (``SKILL.md`` and every file of the skill) and ``scripts/`` /
-  ``plugins/``: Hermes' skills guard with its verdict and install policy at a
-  trust level (``community`` by default), plus the audit rules on ``SKILL.md``;
+  ``plugins/``: the audit rules (they count), and, for comparison only, Hermes'
+  skills guard with the verdict and decision ``hermes skills install`` would
+  reach at a trust level (``community`` by default). Hermes never runs that guard
+  on a profile's skills, at install or later, so it is no reason in the verdict;
 * cron job files: Hermes' cron prompt scanner, the audit rules on each prompt,
   and jobs that run scripts;
 * ``mcp.json`` and ``config.yaml``: MCP servers, hooks, quick commands,
@@ -243,7 +245,8 @@ def _guard_findings(result: GuardResult, base: str, root: Path, report: ProfileR
             except IndexError:
                 s = e = 0
         rule = _guard_rule(g.code, g.pattern_id, g.severity, g.category)
-        msg = (f"Hermes' skills guard: {g.pattern_id} ({g.category}, {g.severity}) matches"
+        msg = (f"Hermes' skills guard (hub installs only, not run on a profile's skills): {g.pattern_id} "
+               f"({g.category}, {g.severity}) matches"
                + (f": \"{g.match[:100]}\"" if g.line > 0 else f" ({g.match})"))
         f = make_finding(doc, rule, s, max(e, s), msg, hermes_pattern_id=g.pattern_id)
         by_file.setdefault(path, []).append(f)
@@ -515,10 +518,10 @@ def _decide(report: ProfileReport) -> None:
     if report.soul is not None and report.soul.status == BLOCKED:
         r.append(f"SOUL.md: {label} blocks the distribution's identity file ({', '.join(report.soul.pattern_ids)}); "
                  "the agent would start with a [BLOCKED: ...] marker instead of its persona")
-    for res in report.skills:
-        if res.decision != "allow":
-            r.append(f"{res.path}: Hermes' skills guard verdict is {res.verdict}; at the {res.trust_level} trust level "
-                     f"it would {res.decision} it ({res.reason})")
+    # Hermes' skills guard is not a reason: `hermes profile install` never runs it, nor does Hermes when the skill
+    # is used (hermes-agent 0.19.0 runs tools/skills_guard.py for `hermes skills install/audit/publish`, the
+    # dashboard's hub scan, and skills the agent writes when skills.guard_agent_created is on). Its findings are
+    # shown for comparison; the audit rules, run on the same files, decide (issue 22.6).
     for cr in report.cron:
         for job in cr.file.jobs:
             if job.index in cr.blocked:

@@ -87,7 +87,7 @@ def test_malicious_distribution_fails_with_each_problem_named(tmp_path, version)
     assert rep.exit_code() == 1
     text = "\n".join(rep.reasons)
     assert "SOUL.md: Hermes" in text and "blocks the distribution's identity file (prompt_injection, deception_hide)" in text
-    assert "skills/research: Hermes' skills guard verdict is dangerous" in text
+    assert "skills guard" not in text  # Hermes never runs it on a profile's skills (issue 22.6); HA401 below counts
     assert "skills/research/scripts/sync.sh: HA401" in text
     assert "cron/jobs.json: cron job 'nightly-sync'" in text and "'read_secrets'" in text
     assert "mcp.json: HA741 [critical] MCP server 'helper' starts a shell" in text

@@ -75,6 +75,14 @@ def keep_audited_tree(root: Path, dest: Path) -> None:
         raise CliError(f"--keep-tree {dest}: cannot keep the audited tree: {' '.join(str(exc).split())[:200]}") from None
 
 
+#: Why each ``--skills-trust`` level is what Hermes' skills hub would assign (tools/skills_guard.py, 0.19.0).
+TRUST_WHY = {
+    "community": "what Hermes gives a skill from any repository outside its trusted list",
+    "trusted": "what Hermes gives a skill from openai/skills, anthropics/skills, huggingface/skills or NVIDIA/skills",
+    "builtin": "what Hermes gives its own bundled skills",
+}
+
+
 def render_text(report, color: bool) -> str:
     """The human-readable profile report."""
     from hermes_audit.engine.unicode_chars import printable
@@ -145,10 +153,23 @@ def render_text(report, color: bool) -> str:
             f"BLOCKED ({', '.join(report.soul.pattern_ids)}): the identity becomes {report.soul.message}"
             if st == "blocked" else f"{st}: {report.soul.message}")
         out.append(f"  SOUL.md: {p(txt, 500)}")
-    for s in report.skills:
-        col = {"safe": "green", "caution": "yellow", "dangerous": "red"}.get(s.verdict)
-        out.append(f"  skills guard {safe_path(s.path)}: " + style(s.verdict, col)
-                   + f" at {s.trust_level} trust -> {s.decision} ({plural(len(s.findings), 'finding')})")
+    if report.skills:
+        out.append("  skills and scripts: copied and active at once; Hermes runs no skills guard on them, at install "
+                   "or when a skill is used")
+        trust = report.options.skills_trust
+        why = TRUST_WHY.get(trust, "")
+        for s in report.skills:
+            col = {"safe": "green", "caution": "yellow", "dangerous": "red"}.get(s.verdict)
+            line = (f"    {safe_path(s.path)}: Hermes' skills guard, for comparison: " + style(s.verdict, col)
+                    + f" ({plural(len(s.findings), 'finding')})")
+            if s.decision != "allow":
+                verb = "ask before installing" if s.decision == "ask" else s.decision
+                line += f"; `hermes skills install` from a hub would {verb} it"
+            out.append(line)
+        if any(s.decision != "allow" for s in report.skills):
+            out.append(f"    (trust level assumed: {trust}, {why}; --skills-trust to change. The verdict below "
+                       "rests on hermes-audit's own rules: read the HS lines under Findings and decide whether they "
+                       "do what the skill says it does)")
     for cr in report.cron:
         live = " (the profile's live job store)" if cr.file.live else " (not read by the scheduler)"
         out.append(f"  cron {safe_path(cr.file.path)}: {plural(len(cr.file.jobs), 'job')}{live}")
@@ -191,6 +212,8 @@ def render_text(report, color: bool) -> str:
         out.append(style("Verdict: UNDECIDED — the audit is incomplete (see the errors above)", "yellow", bold=True))
     else:
         line = "Verdict: safe to install (no problem at or above " + report.options.fail_on.label + ")"
+        if any(s.findings for s in report.skills):
+            line += "; the HS lines (Hermes' skills guard, for comparison) are not counted"
         out.append(style(line, "green", bold=True))
     return "\n".join(out) + "\n"
 
@@ -213,7 +236,8 @@ def to_json(report) -> dict:
         "not_evaluated": report.not_evaluated,
         "plan": report.plan.to_dict() if report.plan is not None else None,
         "soul": report.soul.to_dict() if report.soul is not None else None,
-        "skills": [s.to_dict() for s in report.skills],
+        # the guard's verdict and the decision `hermes skills install` would reach; not run by profile install
+        "skills": [{**s.to_dict(), "run_by_profile_install": False} for s in report.skills],
         "cron": [{"path": c.file.path, "live": c.file.live, "error": c.file.error or None,
                   "jobs": [{"name": j.name, "enabled": j.enabled, "schedule": j.schedule, "script": j.script or None,
                             "no_agent": j.no_agent, "blocked": c.blocked.get(j.index)} for j in c.file.jobs]}
@@ -236,7 +260,8 @@ def to_json(report) -> dict:
 @click.option("--hermes-current", default=None, metavar="VERSION",
               help="Check hermes_requires against this Hermes version [default: 0.19.0 for --hermes-version 0.19].")
 @click.option("--skills-trust", type=click.Choice(["community", "trusted", "builtin"]), default="community",
-              show_default=True, help="Trust level for Hermes' skills-guard install policy.")
+              show_default=True, help="Trust level at which Hermes' skills guard is shown for comparison (the "
+              "decision `hermes skills install` would reach; `hermes profile install` runs no skills guard).")
 @click.option("--allow-local", is_flag=True,
               help="Allow cloning file:// URLs and local paths that look like git URLs (*.git). A local directory "
                    "is read in place and needs no flag.")
