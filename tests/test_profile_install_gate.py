@@ -325,3 +325,28 @@ def test_an_audit_rule_on_a_skill_script_still_fails_the_verdict(tmp_path):
     rep = audit_distribution(root, ProfileOptions())
     assert rep.exit_code() == 1
     assert any(r.startswith("skills/setup/scripts/sync.sh: HA") for r in rep.reasons), rep.reasons
+
+
+@pytest.mark.oracle
+def test_the_gate_with_the_real_hermes(oracle, tmp_path, gate_env):
+    """The same attack against hermes-agent 0.19.0's own `hermes profile install`: it installs the audited
+    checkout from the staging directory and records that directory as the source."""
+    hermes = Path(oracle.python).parent / "hermes"
+    if not hermes.exists():
+        pytest.skip("the oracle has no hermes command")
+    root, _, evil = switching_repo(tmp_path)
+    daemon = Daemon(tmp_path, root, evil)
+    env = {**gate_env, "HERMES": str(hermes), "HOME": str(tmp_path)}
+    try:
+        r = run_gate(env, daemon.url, "--yes")
+        fetches = daemon.fetches()
+    finally:
+        daemon.stop()
+    assert r.returncode == 0, r.stdout + r.stderr
+    profile = tmp_path / "home" / "profiles" / "tutor"
+    assert (profile / "SOUL.md").read_text(encoding="utf-8") == BENIGN_SOUL and fetches == 1
+    source = next(ln for ln in (profile / "distribution.yaml").read_text(encoding="utf-8").splitlines()
+                  if ln.startswith("source:"))
+    staged = Path(source.split(":", 1)[1].strip())
+    assert staged.name == "tree" and staged.parent.parent == tmp_path / "cache" / "hermes-audit" / "install"
+    assert not staged.exists()
