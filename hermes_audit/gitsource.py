@@ -2,7 +2,8 @@
 
 ``hermes profile install`` runs ``git clone --depth 1 <url>`` with the
 user's configuration. hermes-audit clones the same repository (gitpython runs
-the ``git`` binary) with these limits:
+the ``git`` binary; the tree listing is read from ``git`` directly, as it
+streams) with these limits:
 
 * URLs: ``https://``, ``ssh://``, ``git://``, scp-like ``user@host:path`` and
   the ``github.com/<owner>/<repo>`` shorthand (made ``https://``, as Hermes
@@ -263,11 +264,13 @@ def _check_tree(cmd: list[str], cwd: Path, deadline: float, max_bytes: int, max_
         pending = b""
         try:
             with selectors.DefaultSelector() as sel:
-                sel.register(popen.stdout, selectors.EVENT_READ)
+                can_wait = os.name == "posix"  # Windows cannot select() on a pipe: blocking reads there
+                if can_wait:
+                    sel.register(popen.stdout, selectors.EVENT_READ)
                 while True:
                     if time.monotonic() > deadline:
                         raise GitSourceError(f"git timed out cloning {display_url}")
-                    if not sel.select(timeout=0.2):
+                    if can_wait and not sel.select(timeout=0.2):
                         continue
                     chunk = os.read(popen.stdout.fileno(), _LISTING_CHUNK)
                     if not chunk:

@@ -186,6 +186,9 @@ def test_the_audited_tree_is_the_installed_tree(tmp_path, gate_env):
     soul = tmp_path / "home" / "profiles" / "tutor" / "SOUL.md"
     assert soul.read_text(encoding="utf-8") == BENIGN_SOUL  # the audited bytes, not what a second fetch serves
     assert fetches == 1  # one clone, the audit's; Hermes installed that checkout
+    mask = os.umask(0)
+    os.umask(mask)
+    assert soul.stat().st_mode & 0o777 == 0o666 & ~mask  # the user's usual modes, not the private stage's
     (argv,) = hermes_calls(gate_env)
     assert argv[:2] == ["profile", "install"] and argv[-2] == "--" and "--yes" in argv
     staged = Path(argv[-1])
