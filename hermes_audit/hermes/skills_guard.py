@@ -19,8 +19,11 @@ module reproduces (same source):
   else ``safe``; the install policy maps (trust level, verdict) to allow,
   block or ask.
 
-Hermes runs this scanner on skills-hub installs only: ``hermes profile
-install`` copies a distribution's skills without it. The patterns are run with
+Hermes (0.19.0) runs this scanner for ``hermes skills install``/``audit``/
+``publish`` (skills-hub skills), the dashboard's hub scan, and skills the agent
+writes itself when ``skills.guard_agent_created`` is on (off by default):
+``hermes profile install`` copies a distribution's skills without it, and
+nothing scans them when they are used. The patterns are run with
 the ``regex`` module (Python ``re`` syntax, version 0) and a time limit, so a
 hostile file cannot stall hermes-audit; Hermes' own ``re`` has no limit.
 Hermes' order of invisible characters within a line depends on set iteration;
