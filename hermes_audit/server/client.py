@@ -4,9 +4,11 @@ Only ``scan`` is handed over (the command a pre-commit hook runs on every commit
 any ``scan`` that cannot be handed over, runs in this process through :func:`hermes_audit.cli.main.main`
 exactly as before. A scan is handed over only when all of these hold: the platform is
 :func:`~hermes_audit.server.wire.supported`, ``HERMES_AUDIT_NO_SERVER`` is unset, the socket directory is
-safe, a server of this user and this installation answers, and it accepts the request (the same
-:data:`~hermes_audit.server.wire.IMPORT_TIME_ENV` values, no package file changed since it started). The
-decision costs one ``connect`` when no server runs.
+safe, a server of this user and this installation answers, and it accepts the request (this process has
+exactly the server's rights, :mod:`hermes_audit.server.peer`; the same
+:data:`~hermes_audit.server.wire.IMPORT_TIME_ENV` values; none of the server's code changed since it
+started). The decision costs one ``connect`` when no server runs. A missing socket directory means no
+server runs; with ``HERMES_AUDIT_SERVER`` set, one is started for the next run (it creates the directory).
 
 Once the server has forked the command's process (its first reply), the command's output goes straight to
 this process's standard output and error, and this process exits with the command's exit code. Ctrl-C
@@ -57,6 +59,10 @@ def forward(args: list[str]) -> Optional[int]:
             os.fstat(fd)  # a closed standard stream: run in-process, which reports it its own way
         path = wire.socket_path(os.environ)
         sock = wire.connect(path, START_TIMEOUT)
+    except wire.MissingDirectory:  # a fresh machine, or after a reboot: the server creates it
+        if wire.autostart(os.environ):
+            _start_in_background()
+        return None
     except wire.ServerUnavailable:
         return None
     except OSError:  # a closed standard stream, or nothing listening
@@ -83,6 +89,9 @@ def _run(sock, args: list[str]) -> Optional[int]:
         }
         wire.send(sock, request, fds=(0, 1, 2))
         reply, _ = wire.recv(sock)
+        if isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "prove" and isinstance(reply[1], int):
+            _prove(sock, reply[1])
+            reply, _ = wire.recv(sock)
     except (OSError, ValueError, wire.ServerUnavailable):
         return None
     if not (isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "started" and isinstance(reply[1], int)):
@@ -106,6 +115,21 @@ def _run(sock, args: list[str]) -> Optional[int]:
             return EXIT_ERROR
         if isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "exit" and isinstance(reply[1], int):
             return reply[1]
+
+
+def _prove(sock, number: int) -> None:
+    """The reach proof (docs/server.md, "Same rights"): send back ``/proc/<server pid>/fd/<number>`` opened
+    with ``O_PATH``, or nothing when the kernel refuses it (this process may not inspect the server's)."""
+    fd = None
+    try:
+        fd = os.open(f"/proc/{wire.peer_pid(sock)}/fd/{number}", os.O_PATH | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        pass
+    try:
+        wire.send(sock, ("proof",), fds=() if fd is None else (fd,))
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def _start_in_background() -> None:
