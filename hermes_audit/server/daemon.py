@@ -57,7 +57,6 @@ class ServerState:
     idle_timeout: float
     import_env: tuple
     snapshot: dict[str, tuple[int, int]]  # of code_files()
-    package_files: list[str] = field(default_factory=list)  # installation_files() when it started
     served: int = 0
     failed: int = 0
     declined: int = 0
@@ -66,8 +65,9 @@ class ServerState:
 
 
 def installation_files() -> list[str]:
-    """The package's files (``__pycache__`` excepted) and the shipped rule files, sorted: a change to any
-    of them makes a running server stale."""
+    """The package's files and directories (``__pycache__`` excepted) and the shipped rule files and
+    directories, sorted: a change to any of them makes a running server stale (a file added or removed
+    changes its directory's time, so no walk is needed to notice it)."""
     from hermes_audit.engine.catalog import default_rules_dir
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -75,6 +75,7 @@ def installation_files() -> list[str]:
     for top in (package, str(default_rules_dir())):
         for root, dirs, files in os.walk(top):
             dirs[:] = [d for d in dirs if d != "__pycache__"]
+            out.add(root)
             out.update(os.path.join(root, f) for f in files if not f.endswith(".pyc"))
     return sorted(out)
 
@@ -96,9 +97,11 @@ DISTRIBUTION = "hermes-audit"
 
 def dependency_files() -> list[str]:
     """The installed metadata file (``METADATA`` or ``PKG-INFO``) of hermes-audit and of every installed
-    distribution it requires, directly or not (optional extras included), sorted: an upgrade, a downgrade
-    or a reinstall rewrites or removes it. Empty when hermes-audit runs from a source tree that is not
-    installed."""
+    distribution it requires, directly or not, sorted: an upgrade, a downgrade or a reinstall rewrites or
+    removes it, also of a dependency the server has not imported yet (a forked copy would import the new
+    version beside the old ones). Optional extras are not followed (their modules are in
+    :func:`imported_files` once imported, as the ``fast`` extra's ``ahocorasick`` is by :func:`warm_up`).
+    Empty when hermes-audit runs from a source tree that is not installed."""
     import importlib.metadata as metadata
     import re
 
@@ -118,8 +121,9 @@ def dependency_files() -> list[str]:
         if path:
             out.add(path)
         for requirement in dist.requires or ():
-            match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
-            if match:
+            name_part, _, marker = requirement.partition(";")
+            match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", name_part)
+            if match and not re.search(r"\bextra\b", marker):  # an extra's modules count once imported
                 todo.append(match.group(1))
     return sorted(out)
 
@@ -197,10 +201,8 @@ class Server:
         self.inode = os.stat(path).st_ino
         self.listener.listen(16)
         self.listener.settimeout(TICK)
-        package = installation_files()
         self.state = ServerState(path=path, started=time.time(), idle_timeout=idle_timeout,
-                                 import_env=wire.import_time_env(os.environ), snapshot=snapshot(code_files()),
-                                 package_files=package)
+                                 import_env=wire.import_time_env(os.environ), snapshot=snapshot(code_files()))
         self.proof = peer.Proof()
         self.rights = peer.own_facts()
         self._stop = False
@@ -332,8 +334,7 @@ class Server:
             return "a malformed request"
         if wire.import_time_env(env) != self.state.import_env:
             return f"different values of {', '.join(wire.IMPORT_TIME_ENV)}"
-        if snapshot(list(self.state.snapshot)) != self.state.snapshot or \
-                installation_files() != self.state.package_files:
+        if snapshot(list(self.state.snapshot)) != self.state.snapshot:
             self._stop = True
             return "the installed package, its rules or its dependencies changed since the server started"
         return None

@@ -210,7 +210,7 @@ def own_facts() -> dict[str, str]:
 
 def difference(mine: dict[str, str], theirs: dict[str, str]) -> Optional[str]:
     """``None`` when the two :func:`facts` are equal, else one line naming the first fact that differs, in
-    the order of :func:`facts` (``"the client's mount namespace differs from the server's"``)."""
+    the order of :func:`facts` (``"the client's mount namespace and the server's differ"``)."""
     for key in [*mine, *(k for k in theirs if k not in mine)]:
         if mine.get(key) != theirs.get(key):
             if key.startswith("status:Cap"):
@@ -219,7 +219,7 @@ def difference(mine: dict[str, str], theirs: dict[str, str]) -> Optional[str]:
                 label = f"LSM label ({key[5:]})"
             else:
                 label = _LABELS.get(key, key)
-            return f"the client's {label} differs from the server's"
+            return f"the client's {label} and the server's differ"
     return None
 
 
@@ -231,10 +231,10 @@ def refusal(conn: socket.socket, peer: Peer, mine: dict[str, str]) -> Optional[s
     Call it after the request arrived, so that the facts are those of the process that sent it."""
     _pid, uid, gid = ucred(conn)
     if (uid, gid) != (os.geteuid(), os.getegid()):
-        return "the client's effective user or group id differs from the server's"
+        return "the client's effective user or group id and the server's differ"
     groups = peer_groups(conn)
     if groups is not None and groups != tuple(sorted(os.getgroups())):
-        return "the client's supplementary groups differ from the server's"
+        return "the client's supplementary groups and the server's differ"
     try:
         theirs = facts(peer.procdir)
     except Refused as exc:
