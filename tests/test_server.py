@@ -402,6 +402,7 @@ SANDBOXES = [
     (("setpriv", "--no-new-privs"), "no_new_privs"),
     (("setpriv", "--bounding-set", "-sys_admin"), "capabilities"),
     (("setpriv", "--groups", "4242"), "groups"),
+    (("prlimit", "--fsize=1000000000"), "resource limits"),  # a smaller RLIMIT_FSIZE bounds what -o writes
     ("seccomp", "seccomp"),
     ("landlock", "may not inspect the server's process"),  # /proc shows nothing: only the reach proof tells
 ]
@@ -570,10 +571,11 @@ def test_facts_name_what_differs():
 
     mine = peer.own_facts()
     assert set(mine) == ({f"ns:{n}" for n in peer.NAMESPACES} | {f"status:{f}" for f in peer.STATUS_FIELDS}
-                         | {f"attr:{a}" for a in peer.ATTR_FILES} | {"root"})
+                         | {f"attr:{a}" for a in peer.ATTR_FILES} | {"root", "limits"})
     assert peer.difference(mine, dict(mine)) is None
     for key, label in [("attr:attr/current", "LSM label (attr/current)"), ("status:CapEff", "capabilities (CapEff)"),
-                       ("ns:mnt", "mount namespace"), ("root", "root directory"), ("status:Seccomp", "seccomp mode")]:
+                       ("ns:mnt", "mount namespace"), ("root", "root directory"), ("status:Seccomp", "seccomp mode"),
+                       ("limits", "resource limits")]:
         assert peer.difference(mine, {**mine, key: "other"}) == f"the client's {label} and the server's differ"
 
 

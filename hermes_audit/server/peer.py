@@ -34,6 +34,7 @@ _LABELS = {
     "ns:cgroup": "cgroup namespace", "status:Uid": "user ids", "status:Gid": "group ids",
     "status:Groups": "supplementary groups", "status:NoNewPrivs": "no_new_privs flag",
     "status:Seccomp": "seccomp mode", "status:Seccomp_filters": "seccomp filters", "root": "root directory",
+    "limits": "resource limits",
 }
 
 # Socket option numbers of <asm-generic/socket.h> (Linux 4.13 and 6.5). Alpha, MIPS, PA-RISC and SPARC
@@ -167,7 +168,9 @@ def facts(procdir: int) -> dict[str, str]:
     """``{fact: value}`` for the process whose ``/proc/<pid>`` directory is ``procdir``: ``ns:<name>`` for
     each of :data:`NAMESPACES` (the link, e.g. ``mnt:[4026531832]``), ``status:<field>`` for each of
     :data:`STATUS_FIELDS`, ``attr:<file>`` for each of :data:`ATTR_FILES` (the label, or the error reading
-    it gave, e.g. ``error:EINVAL`` without an LSM), and ``root`` (device and inode of its root directory).
+    it gave, e.g. ``error:EINVAL`` without an LSM), ``root`` (device and inode of its root directory) and
+    ``limits`` (its resource limits, ``/proc/<pid>/limits``: a sandbox's smaller ``RLIMIT_FSIZE`` would
+    otherwise not bound what a copy writes).
 
     Raises :class:`Refused` when ``status`` cannot be read (the process ended)."""
     try:
@@ -196,6 +199,10 @@ def facts(procdir: int) -> dict[str, str]:
         out["root"] = f"{st.st_dev}:{st.st_ino}"
     except OSError as exc:
         out["root"] = _error(exc)
+    try:
+        out["limits"] = _read(procdir, "limits")
+    except OSError as exc:
+        out["limits"] = _error(exc)
     return out
 
 
