@@ -333,6 +333,13 @@ def test_changed_installation_declines_and_stops(tmp_path, monkeypatch):
         assert "changed" in server._refusal(req, [0, 1, 2])
         assert server._stop
         assert "different installation" in daemon.Server._refusal(server, {**req, "identity": (0,)}, [0, 1, 2])
+        server.state.snapshot[first] = (mtime, size)
+        server._stop = False
+        assert server._refusal(req, [0, 1, 2]) is None
+        package_dir = str(Path(daemon.__file__).parent)
+        assert package_dir in server.state.listings
+        server.state.listings[package_dir] += ("added.py",)  # as if a file had been removed since
+        assert "changed" in server._refusal(req, [0, 1, 2]) and server._stop
     finally:
         server.close()
     assert not (tmp_path / "s.sock").exists()

@@ -57,6 +57,7 @@ class ServerState:
     idle_timeout: float
     import_env: tuple
     snapshot: dict[str, tuple[int, int]]  # of code_files()
+    listings: dict[str, tuple[str, ...]] = field(default_factory=dict)  # of installation_dirs()
     served: int = 0
     failed: int = 0
     declined: int = 0
@@ -65,19 +66,40 @@ class ServerState:
 
 
 def installation_files() -> list[str]:
-    """The package's files and directories (``__pycache__`` excepted) and the shipped rule files and
-    directories, sorted: a change to any of them makes a running server stale (a file added or removed
-    changes its directory's time, so no walk is needed to notice it)."""
+    """The package's files (``__pycache__`` excepted) and the shipped rule files, sorted: a change to any
+    of them makes a running server stale."""
+    return sorted(f for f in _installation() if not f.endswith(os.sep))
+
+
+def installation_dirs() -> list[str]:
+    """The package's directories (``__pycache__`` excepted) and the shipped rules' directories, sorted: a
+    file added to or removed from any of them makes a running server stale (:func:`listing`)."""
+    return sorted(d[:-1] for d in _installation() if d.endswith(os.sep))
+
+
+def _installation() -> set[str]:
     from hermes_audit.engine.catalog import default_rules_dir
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    out = set()  # a set: in a wheel the rules are inside the package (``_rules``)
+    out = set()  # a set: in a wheel the rules are inside the package (``_rules``); directories end with "/"
     for top in (package, str(default_rules_dir())):
         for root, dirs, files in os.walk(top):
             dirs[:] = [d for d in dirs if d != "__pycache__"]
-            out.add(root)
+            out.add(os.path.join(root, ""))
             out.update(os.path.join(root, f) for f in files if not f.endswith(".pyc"))
-    return sorted(out)
+    return out
+
+
+def listing(dirs: list[str]) -> dict[str, tuple[str, ...]]:
+    """``{directory: its entries, sorted}``, without ``__pycache__`` and ``*.pyc`` (Python may add those at
+    any time); a missing directory lists as ``()``. Cheaper than a walk: the names of a few directories."""
+    out = {}
+    for d in dirs:
+        try:
+            out[d] = tuple(sorted(n for n in os.listdir(d) if n != "__pycache__" and not n.endswith(".pyc")))
+        except OSError:
+            out[d] = ()
+    return out
 
 
 def imported_files() -> list[str]:
@@ -202,7 +224,8 @@ class Server:
         self.listener.listen(16)
         self.listener.settimeout(TICK)
         self.state = ServerState(path=path, started=time.time(), idle_timeout=idle_timeout,
-                                 import_env=wire.import_time_env(os.environ), snapshot=snapshot(code_files()))
+                                 import_env=wire.import_time_env(os.environ), snapshot=snapshot(code_files()),
+                                 listings=listing(installation_dirs()))
         self.proof = peer.Proof()
         self.rights = peer.own_facts()
         self._stop = False
@@ -334,7 +357,8 @@ class Server:
             return "a malformed request"
         if wire.import_time_env(env) != self.state.import_env:
             return f"different values of {', '.join(wire.IMPORT_TIME_ENV)}"
-        if snapshot(list(self.state.snapshot)) != self.state.snapshot:
+        if snapshot(list(self.state.snapshot)) != self.state.snapshot or \
+                listing(list(self.state.listings)) != self.state.listings:
             self._stop = True
             return "the installed package, its rules or its dependencies changed since the server started"
         return None
