@@ -34,6 +34,24 @@ _ENTRY = (
 )
 
 
+#: The same, for a client that does not check the server's rights (an old or a hostile client): it makes
+#: the reach proof if the kernel lets it, and sends its request whatever the server is. What the server
+#: decides alone.
+_TRUSTING_ENTRY = _ENTRY.replace("from hermes_audit.server.client import main\n", """\
+from hermes_audit.server import client, wire
+def handshake(sock):
+    wire.send(sock, {"op": "hello", "proof": 0})
+    reply, fds = wire.recv(sock, max_fds=1)
+    wire.close_fds(fds)
+    try:
+        return (os.open(f"/proc/{wire.peer_pid(sock)}/fd/{reply[1]}", os.O_PATH),)
+    except OSError:
+        return ()
+client.handshake = handshake
+from hermes_audit.server.client import main
+""")
+
+
 class Env:
     def __init__(self, tmp_path: Path) -> None:
         self.dir = tmp_path / "sock"
@@ -43,13 +61,14 @@ class Env:
                          "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
                          "NO_COLOR": "1"})
 
-    def run(self, *args: str, cwd: Path, extra: dict | None = None, prefix: tuple = ()) -> subprocess.CompletedProcess:
+    def run(self, *args: str, cwd: Path, extra: dict | None = None, prefix: tuple = (),
+            entry: str = _ENTRY) -> subprocess.CompletedProcess:
         """``hermes-audit <args>`` through the console entry point (run by the command ``prefix``, e.g.
         ``unshare --mount``); ``.in_process`` tells whether this process imported click (it ran the command
         itself) or not (a forked copy of the server ran it)."""
         marker = self.dir.parent / "imported-click"
         marker.unlink(missing_ok=True)
-        proc = subprocess.run([*prefix, sys.executable, "-c", _ENTRY, *args], cwd=cwd,
+        proc = subprocess.run([*prefix, sys.executable, "-c", entry, *args], cwd=cwd,
                               env={**self.env, **(extra or {}), "MARKER": str(marker)},
                               capture_output=True, text=True, timeout=120)
         proc.modules = set(marker.read_text().split("\n"))
@@ -418,8 +437,10 @@ SANDBOXES = [
 def test_a_client_with_fewer_rights_runs_in_process(running, tmp_path):
     """A process of the same user in a sandbox (another namespace, dropped capabilities or groups,
     no_new_privs, seccomp, Landlock) is not served: the server would read and write for it what it cannot
-    reach itself. The client runs the scan itself, with the same output as an in-process run. (One server
-    for all the sandboxes: starting one per case would take most of the test's time.)"""
+    reach itself. The client runs the scan itself, with the same output as an in-process run; a client
+    that does not check the server's rights itself (hostile, or old) is declined by the server, for the
+    reason given. (One server for all the sandboxes: starting one per case would take most of the test's
+    time.)"""
     repo = _repo(tmp_path)
     args = ("scan", "AGENTS.md", "docs/CLAUDE.md", ".cursorrules")
     local = running.run(*args, cwd=repo, extra={"HERMES_AUDIT_NO_SERVER": "1"})
@@ -437,12 +458,14 @@ def test_a_client_with_fewer_rights_runs_in_process(running, tmp_path):
         else:
             missing.append(f"`{' '.join(sandbox)}` does not run here")
             continue
-        boxed = running.run(*args, cwd=repo, prefix=prefix)
-        assert (boxed.returncode, boxed.stdout, boxed.stderr) == (local.returncode, local.stdout, local.stderr), sandbox
-        assert boxed.in_process, sandbox
-        declined += 1
+        for entry in (_ENTRY, _TRUSTING_ENTRY):
+            boxed = running.run(*args, cwd=repo, prefix=prefix, entry=entry)
+            assert (boxed.returncode, boxed.stdout, boxed.stderr) == (local.returncode, local.stdout, local.stderr), sandbox
+            assert boxed.in_process, sandbox
+            assert running.status()["served"] == 0, sandbox
         st = running.status()
-        assert (st["served"], st["declined"]) == (0, declined), (sandbox, st)
+        assert st["declined"] > declined, (sandbox, st)  # the trusting client's request was declined
+        declined = st["declined"]
         assert reason in st["last_declined"], (sandbox, st["last_declined"])
     if missing:
         pytest.skip("; ".join(missing))  # after checking all the others
@@ -489,13 +512,13 @@ def test_the_copy_works_in_the_clients_own_directory(running, tmp_path):
         os.chdir(repo)
         try:
             env = {**running.env, "NO_COLOR": "1"}
+            proof = client.handshake(s)
+            assert proof is not None and len(proof) == 1
             wire.send(s, {"op": "run", "identity": wire.identity(), "argv": ["scan", ".cursorrules"],
                           "cwd": str(elsewhere), "env": env, "umask": 0o22, "io": [["utf-8", "strict"]] * 3},
-                      fds=(null_in.fileno(), out.fileno(), out.fileno()))
+                      fds=(null_in.fileno(), out.fileno(), out.fileno(), *proof))
+            wire.close_fds(proof)
             reply, _ = wire.recv(s)
-            if reply[0] == "prove":
-                client._prove(s, reply[1])
-                reply, _ = wire.recv(s)
             assert reply[0] == "started", reply
             while reply[0] != "exit":
                 reply, _ = wire.recv(s)
@@ -505,22 +528,48 @@ def test_the_copy_works_in_the_clients_own_directory(running, tmp_path):
     assert "HA503" in (tmp_path / "out.txt").read_text(encoding="utf-8")
 
 
-def test_a_request_without_the_reach_proof_is_declined(running, tmp_path):
-    """A client that cannot (or does not) send the reach proof is not served."""
+@pytest.mark.parametrize("how", ["wrong proof", "no proof", "no handshake"])
+def test_a_request_without_the_reach_proof_is_declined(running, tmp_path, how):
+    """A client that cannot (or does not) make the reach proof is not served."""
     path = wire.socket_path(running.env)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s, open(os.devnull, "rb") as null_in, \
             open(os.devnull, "wb") as null_out:
         s.connect(path)
-        wire.send(s, {"op": "run", "identity": wire.identity(), "argv": ["scan", "x"], "cwd": "/",
-                      "env": dict(running.env), "umask": 0o22, "io": [[None, None]] * 3},
-                  fds=(null_in.fileno(), null_out.fileno(), null_out.fileno()))
-        reply, _ = wire.recv(s)
-        assert reply[0] == "prove"
+        proof = client.handshake(s) if how != "no handshake" else ()
+        assert proof is not None
+        wire.close_fds(proof)
         with open(os.devnull, "rb") as wrong:  # another file than the server's pipe
-            wire.send(s, ("proof",), fds=(wrong.fileno(),))
+            extra = (wrong.fileno(),) if how == "wrong proof" else ()
+            wire.send(s, {"op": "run", "identity": wire.identity(), "argv": ["scan", "x"], "cwd": "/",
+                          "env": dict(running.env), "umask": 0o22, "io": [[None, None]] * 3},
+                      fds=(null_in.fileno(), null_out.fileno(), null_out.fileno(), *extra))
         reply, _ = wire.recv(s)
-    assert reply[0] == "declined" and "may not inspect" in reply[1]
-    assert running.status()["served"] == 0
+    assert reply[0] == "declined", reply
+    st = running.status()
+    assert st["served"] == 0 and st["declined"] == 1
+    assert ("handshake" if how == "no handshake" else "may not inspect") in reply[1] + st["last_declined"], reply
+
+
+@pytest.mark.parametrize("sandbox", [("setpriv", "--no-new-privs"), "landlock", ("unshare", "--ipc")],
+                         ids=lambda v: v if isinstance(v, str) else "-".join(v))
+def test_a_server_with_fewer_rights_gets_nothing(senv, tmp_path, sandbox):
+    """The other way round: a server with fewer rights than the client (a sandboxed process that could
+    write to the socket directory and posed as the server) is never handed the client's terminal or
+    environment: the client runs the scan itself. Landlock shows nothing in /proc: the server's side of
+    the reach proof (it must open the client's /proc/<pid>/fd/<n>) tells."""
+    if isinstance(sandbox, str):
+        prefix = _restrict(tmp_path, sandbox)
+    elif _runs(*sandbox):
+        prefix = sandbox
+    else:
+        pytest.skip(f"`{' '.join(sandbox)}` does not run here")
+    proc = senv.run("server", "start", "--idle-timeout", "120", cwd=tmp_path, prefix=prefix)
+    assert proc.returncode == 0, proc.stderr
+    repo = _repo(tmp_path)
+    scan = senv.run("scan", ".cursorrules", cwd=repo)
+    assert scan.returncode == 1 and "HA503" in scan.stdout and scan.in_process
+    st = senv.status()
+    assert (st["served"], st["declined"]) == (0, 0), st  # no run request ever reached it
 
 
 def _connected_child(path: str):

@@ -79,6 +79,9 @@ def _run(sock, args: list[str]) -> Optional[int]:
     try:
         if wire.peer_uid(sock) != os.getuid():
             return None
+        proof = handshake(sock)
+        if proof is None:
+            return None
         streams = (sys.stdin, sys.stdout, sys.stderr)
         umask = os.umask(0o022)
         os.umask(umask)
@@ -87,11 +90,11 @@ def _run(sock, args: list[str]) -> Optional[int]:
             "env": dict(os.environ), "umask": umask,
             "io": [(s.encoding, s.errors) if s is not None else (None, None) for s in streams],
         }
-        wire.send(sock, request, fds=(0, 1, 2))
+        try:
+            wire.send(sock, request, fds=(0, 1, 2, *proof))
+        finally:
+            wire.close_fds(proof)
         reply, _ = wire.recv(sock)
-        if isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "prove" and isinstance(reply[1], int):
-            _prove(sock, reply[1])
-            reply, _ = wire.recv(sock)
     except (OSError, ValueError, wire.ServerUnavailable):
         return None
     if not (isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "started" and isinstance(reply[1], int)):
@@ -117,19 +120,39 @@ def _run(sock, args: list[str]) -> Optional[int]:
             return reply[1]
 
 
-def _prove(sock, number: int) -> None:
-    """The reach proof (docs/server.md, "Same rights"): send back ``/proc/<server pid>/fd/<number>`` opened
-    with ``O_PATH``, or nothing when the kernel refuses it (this process may not inspect the server's)."""
-    fd = None
+def handshake(sock) -> Optional[tuple]:
+    """Make sure the server at the other end of ``sock`` has exactly this process's rights, and give it the
+    means to check the same of this process (docs/server.md, "Same rights"), before anything of this
+    process (its environment, its terminal) is sent. ``None`` when the server does not qualify; else the
+    reach proof to send with the request: a 1-tuple with ``/proc/<server pid>/fd/<n>`` opened, or ``()``
+    when the kernel refused it (the server then declines). The caller closes the descriptors.
+
+    A process of this user with fewer rights (a sandbox that can write to the socket directory) could
+    otherwise pose as the server and receive this process's terminal and environment.
+
+    Raises ``OSError`` and :class:`~hermes_audit.server.wire.ServerUnavailable` from the connection."""
+    from hermes_audit.server import peer
+
     try:
-        fd = os.open(f"/proc/{wire.peer_pid(sock)}/fd/{number}", os.O_PATH | os.O_CLOEXEC)
-    except (OSError, ValueError):
-        pass
+        server = peer.open_peer(sock)
+    except (peer.Refused, OSError):
+        return None
+    mine = peer.Proof()
     try:
-        wire.send(sock, ("proof",), fds=() if fd is None else (fd,))
+        if peer.refusal(sock, server, peer.own_facts(), cwd=False) is not None:
+            return None
+        wire.send(sock, {"op": "hello", "proof": mine.number})
+        reply, fds = wire.recv(sock, max_fds=1)
+        try:
+            if not (isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "hello" and mine.verify(fds)):
+                return None  # the server may not inspect this process: it has fewer rights
+        finally:
+            wire.close_fds(fds)
+        fd = peer.reach(server, reply[1])
+        return () if fd is None else (fd,)
     finally:
-        if fd is not None:
-            os.close(fd)
+        mine.close()
+        server.close()
 
 
 def _start_in_background() -> None:

@@ -293,19 +293,32 @@ class Server:
         try:
             message, fds = wire.recv(conn, max_fds=3)
             op = message.get("op") if isinstance(message, dict) else None
+            if op == "hello":  # the reach proofs, both ways (docs/server.md, "Same rights"); then the run
+                wire.close_fds(fds)
+                fds = []
+                self._hello(conn, client, message)
+                message, fds = wire.recv(conn, max_fds=4)
+                op = message.get("op") if isinstance(message, dict) else None
+                if op != "run":
+                    op = "unknown"
+            elif op == "run":  # without the handshake
+                op = "unproven"
             if op == "status":
                 wire.send(conn, ("status", self.status()))
             elif op == "stop":
                 self._stop = True
                 wire.send(conn, ("stopping", os.getpid()))
-            elif op == "run":
+            elif op in ("run", "unproven"):
                 self.state.last_request = time.time()  # only scans keep the server alive (not status)
-                reason = self._refusal(message, fds)
+                stdio, proof = fds[:3], fds[3:]
+                reason = self._refusal(message, stdio)
+                if reason is None and op == "unproven":
+                    reason = "a run request without the handshake"
                 if reason is None:
-                    reason = self._rights(conn, client) if client is not None else unknown
+                    reason = self._rights(conn, client, proof) if client is not None else unknown
                 if reason is None and client is not None and client.cwd is not None:
                     self.state.served += 1
-                    self._fork(conn, message, fds, client.cwd)
+                    self._fork(conn, message, stdio, client.cwd)
                 else:
                     self.state.declined += 1
                     self.state.last_declined = reason or "unknown client"
@@ -317,18 +330,22 @@ class Server:
             if client is not None:
                 client.close()
 
-    def _rights(self, conn: socket.socket, client: peer.Peer) -> Optional[str]:
-        """Why the client process does not have exactly the server's rights, or ``None`` (then
-        ``client.cwd`` is its working directory): the reach proof, then the kernel's facts about it
-        (:func:`hermes_audit.server.peer.refusal`), which name the difference more precisely."""
-        wire.send(conn, ("prove", self.proof.number))
-        answer, proof = wire.recv(conn, max_fds=1)
+    def _hello(self, conn: socket.socket, client: Optional[peer.Peer], message: dict) -> None:
+        """Answer a client's ``{"op": "hello", "proof": n}``: ``("hello", <this server's proof number>)``
+        with the client's ``/proc/<pid>/fd/<n>`` opened, when the kernel lets this process open it."""
+        fd = peer.reach(client, message.get("proof")) if client is not None else None
         try:
-            reached = answer == ("proof",) and self.proof.verify(proof)
+            wire.send(conn, ("hello", self.proof.number), fds=() if fd is None else (fd,))
         finally:
-            wire.close_fds(proof)
+            if fd is not None:
+                os.close(fd)
+
+    def _rights(self, conn: socket.socket, client: peer.Peer, proof: list[int]) -> Optional[str]:
+        """Why the client process does not have exactly the server's rights, or ``None`` (then
+        ``client.cwd`` is its working directory): the kernel's facts about it
+        (:func:`hermes_audit.server.peer.refusal`), then the reach proof it sent with its request."""
         reason = peer.refusal(conn, client, self.rights)
-        if reason is None and not reached:
+        if reason is None and not self.proof.verify(proof):
             reason = ("the client may not inspect the server's process (a sandbox: Landlock, an LSM policy, "
                       "fewer capabilities, another pid namespace)")
         return reason

@@ -1,23 +1,25 @@
 """Whether the process at the other end of a connection has exactly this process's rights (Linux).
 
 A forked copy of the scan server reads and writes with the server's rights, so the server runs a scan only
-for a client process whose rights are the same as its own (``docs/server.md``, "Same rights"). Everything
-here comes from the kernel (``SO_PEERCRED``, ``SO_PEERPIDFD``, ``SO_PEERGROUPS``, ``/proc/<pid>``), never
-from what the client says.
+for a client process whose rights are the same as its own; and a client hands its terminal and environment
+only to a server whose rights are the same as its own (``docs/server.md``, "Same rights"). Everything here
+comes from the kernel (``SO_PEERCRED``, ``SO_PEERPIDFD``, ``SO_PEERGROUPS``, ``/proc/<pid>``), never from
+what the other side says.
 
-Used by the server (:mod:`hermes_audit.server.daemon`) only; the client's side of the reach proof is a
-single ``open`` in :mod:`hermes_audit.server.client`.
+Both sides use it, so it is cheap to import (standard library C modules only, as
+:mod:`hermes_audit.server.wire`).
 """
 
 from __future__ import annotations
 
+import _socket as socket  # not ``socket.py`` (selectors, enum: ~5 ms on each client run)
 import errno
 import os
-import platform
 import select
-import socket
 import struct
-from typing import Optional
+
+if False:  # pragma: no cover  (no ``typing`` at run time: see hermes_audit/server/wire.py)
+    from typing import Optional
 
 #: The namespaces compared (``/proc/<pid>/ns/<name>``). Not ``time``: it shifts clocks and grants nothing.
 NAMESPACES = ("mnt", "user", "pid", "net", "ipc", "uts", "cgroup")
@@ -39,7 +41,7 @@ _LABELS = {
 
 # Socket option numbers of <asm-generic/socket.h> (Linux 4.13 and 6.5). Alpha, MIPS, PA-RISC and SPARC
 # number their options differently, and Python 3.11's socket module names neither option.
-_GENERIC = platform.machine() in {"x86_64", "i386", "i486", "i586", "i686", "aarch64", "arm64", "armv6l",
+_GENERIC = os.uname().machine in {"x86_64", "i386", "i486", "i586", "i686", "aarch64", "arm64", "armv6l",
                                   "armv7l", "armv8l", "riscv64", "ppc64", "ppc64le", "loongarch64", "s390x"}
 SO_PEERGROUPS: Optional[int] = getattr(socket, "SO_PEERGROUPS", 59 if _GENERIC else None)
 SO_PEERPIDFD: Optional[int] = getattr(socket, "SO_PEERPIDFD", 77 if _GENERIC else None)
@@ -230,12 +232,13 @@ def difference(mine: dict[str, str], theirs: dict[str, str]) -> Optional[str]:
     return None
 
 
-def refusal(conn: socket.socket, peer: Peer, mine: dict[str, str]) -> Optional[str]:
-    """Why the process that connected ``conn`` (``peer``) does not have exactly the rights described by
-    ``mine`` (:func:`own_facts` of the server), or ``None``. On ``None``, ``peer.cwd`` is an ``O_PATH``
-    descriptor of its working directory, opened before its process was last seen alive.
+def refusal(conn: socket.socket, peer: Peer, mine: dict[str, str], cwd: bool = True) -> Optional[str]:
+    """Why the process at the other end of ``conn`` (``peer``) does not have exactly the rights described
+    by ``mine`` (:func:`own_facts` of this process), or ``None``. With ``cwd``, on ``None``, ``peer.cwd``
+    is an ``O_PATH`` descriptor of its working directory, opened before its process was last seen alive.
 
-    Call it after the request arrived, so that the facts are those of the process that sent it."""
+    The server calls it after the request arrived, so that the facts are those of the process that sent
+    it; the client before it sends anything."""
     _pid, uid, gid = ucred(conn)
     if (uid, gid) != (os.geteuid(), os.getegid()):
         return "the client's effective user or group id and the server's differ"
@@ -249,22 +252,35 @@ def refusal(conn: socket.socket, peer: Peer, mine: dict[str, str]) -> Optional[s
     reason = difference(mine, theirs)
     if reason is not None:
         return reason
-    try:
-        peer.cwd = os.open("cwd", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=peer.procdir)
-    except OSError as exc:
-        return f"cannot open the client's working directory ({exc.strerror})"
+    if cwd:
+        try:
+            peer.cwd = os.open("cwd", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=peer.procdir)
+        except OSError as exc:
+            return f"cannot open the client's working directory ({exc.strerror})"
     if peer.ended():
         return "the client's process has ended"
     return None
 
 
-class Proof:
-    """The object of the reach proof: a pipe's read end (its write end closed), held by the server only.
+def reach(peer: Peer, number: int) -> Optional[int]:
+    """The other side of the reach proof: ``/proc/<pid>/fd/<number>`` of ``peer`` opened with ``O_PATH``
+    (through its pinned ``/proc/<pid>``), or ``None`` when the kernel refuses it (this process may not
+    inspect that one) or ``number`` is not a descriptor number. The caller sends it and closes it."""
+    if not isinstance(number, int) or isinstance(number, bool) or not 0 <= number < 1 << 31:
+        return None
+    try:
+        return os.open(f"fd/{number}", os.O_PATH | os.O_CLOEXEC, dir_fd=peer.procdir)
+    except OSError:
+        return None
 
-    The client opens ``/proc/<server pid>/fd/<number>`` and sends the descriptor back; the kernel lets it
-    open that only if it may inspect the server's process (``ptrace`` read access: the same ids, permitted
-    capabilities that include the server's, no LSM policy against it, the same or an enclosing Landlock
-    domain), which a sandboxed process may not (``security/landlock/task.c``)."""
+
+class Proof:
+    """The object of a reach proof: a pipe's read end (its write end closed), held by one process only.
+
+    The other side opens ``/proc/<pid>/fd/<number>`` (:func:`reach`) and sends the descriptor back; the
+    kernel lets it open that only if it may inspect this process (``ptrace`` read access: the same ids,
+    permitted capabilities that include this process's, no LSM policy against it, the same or an enclosing
+    Landlock domain), which a sandboxed process may not (``security/landlock/task.c``)."""
 
     def __init__(self) -> None:
         self.number, write_end = os.pipe()  # both close-on-exec (PEP 446)
