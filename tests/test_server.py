@@ -491,8 +491,9 @@ def test_dropped_groups_are_declined_and_the_same_groups_served(senv, tmp_path):
     same = senv.run("scan", ".cursorrules", cwd=repo, prefix=groups)
     assert same.returncode == 1 and not same.in_process and senv.status()["served"] == 1
     for fewer in (("setpriv", "--groups", "4242"), ("setpriv", "--clear-groups")):
-        dropped = senv.run("scan", ".cursorrules", cwd=repo, prefix=fewer)
-        assert dropped.returncode == 1 and "HA503" in dropped.stdout and dropped.in_process
+        for entry in (_ENTRY, _TRUSTING_ENTRY):  # the client sees it itself; the server too
+            dropped = senv.run("scan", ".cursorrules", cwd=repo, prefix=fewer, entry=entry)
+            assert dropped.returncode == 1 and "HA503" in dropped.stdout and dropped.in_process
         st = senv.status()
         assert st["served"] == 1 and "groups" in st["last_declined"], st
 
