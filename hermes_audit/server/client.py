@@ -4,8 +4,9 @@ Only ``scan`` is handed over (the command a pre-commit hook runs on every commit
 any ``scan`` that cannot be handed over, runs in this process through :func:`hermes_audit.cli.main.main`
 exactly as before. A scan is handed over only when all of these hold: the platform is
 :func:`~hermes_audit.server.wire.supported`, ``HERMES_AUDIT_NO_SERVER`` is unset, the socket directory is
-safe, a server of this user and this installation answers, and it accepts the request (this process has
-exactly the server's rights, :mod:`hermes_audit.server.peer`; the same
+safe, a server of this user and this installation answers, it has exactly this process's rights
+(:func:`handshake`: else it could be a sandboxed process posing as the server), and it accepts the request
+(this process has exactly the server's rights, :mod:`hermes_audit.server.peer`; the same
 :data:`~hermes_audit.server.wire.IMPORT_TIME_ENV` values; none of the server's code changed since it
 started). The decision costs one ``connect`` when no server runs. A missing socket directory means no
 server runs; with ``HERMES_AUDIT_SERVER`` set, one is started for the next run (it creates the directory).

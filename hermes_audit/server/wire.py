@@ -12,9 +12,12 @@ directory, version), so two installations never share a server. The directory mu
 
 **Who.** Both ends check the other's user id from the kernel (``SO_PEERCRED``, :func:`peer_uid`): a
 server only serves its own user, and a client only talks to a server of its own user. Within the user, the
-server serves only a process with exactly its rights (:mod:`hermes_audit.server.peer`): before it runs
-anything it answers ``("prove", n)``, and the client sends ``("proof",)`` with the descriptor it got by
-opening ``/proc/<server pid>/fd/<n>`` (none when it could not).
+server serves only a process with exactly its rights, and the client talks only to a server with exactly
+its rights (:mod:`hermes_audit.server.peer`). A run is: the client sends ``{"op": "hello", "proof": n}``;
+the server answers ``("hello", m)`` with the client's ``/proc/<pid>/fd/<n>`` opened (none when the kernel
+refused it); the client sends ``{"op": "run", ...}`` with its standard streams and the server's
+``/proc/<pid>/fd/<m>`` opened (three descriptors alone when it could not); the server answers
+``("started", pid)`` then ``("exit", code)``, or ``("declined", reason)``.
 
 **How.** A message is a 4-byte big-endian length and that many bytes of :mod:`marshal` data (plain
 tuples, lists, dicts, strings and integers; at most :data:`MAX_MESSAGE` bytes). A request to run a
@@ -38,7 +41,7 @@ if False:  # pragma: no cover
     from typing import Any, Mapping, Optional, Sequence
 
 #: Version of the message format; part of :func:`identity`.
-PROTOCOL = 2  # 2: the reach proof (``("prove", n)`` and ``("proof",)``, docs/server.md)
+PROTOCOL = 2  # 2: the handshake with the reach proofs (``hello``, docs/server.md "Same rights")
 #: Largest message either side accepts, bytes (a request holds the client's environment).
 MAX_MESSAGE = 1 << 20
 #: Longest socket path used, bytes (Linux allows 107 in ``sun_path``; longer paths mean no server).
