@@ -9,6 +9,7 @@ descriptors), so the output and the exit code are those of an in-process run.
 
 Rooms: :mod:`~hermes_audit.server.wire` (where the socket lives, who may talk to it, the message format),
 :mod:`~hermes_audit.server.client` (the console entry point), :mod:`~hermes_audit.server.daemon` (the
-server). Linux only (peer credentials and descriptor passing); elsewhere the entry point always runs the
+server), :mod:`~hermes_audit.server.peer` (whether a client process has exactly the server's rights: the
+server runs nothing for a sandboxed process of the same user). Linux only (peer credentials and descriptor passing); elsewhere the entry point always runs the
 command in-process.
 """

@@ -4,9 +4,12 @@ Only ``scan`` is handed over (the command a pre-commit hook runs on every commit
 any ``scan`` that cannot be handed over, runs in this process through :func:`hermes_audit.cli.main.main`
 exactly as before. A scan is handed over only when all of these hold: the platform is
 :func:`~hermes_audit.server.wire.supported`, ``HERMES_AUDIT_NO_SERVER`` is unset, the socket directory is
-safe, a server of this user and this installation answers, and it accepts the request (the same
-:data:`~hermes_audit.server.wire.IMPORT_TIME_ENV` values, no package file changed since it started). The
-decision costs one ``connect`` when no server runs.
+safe, a server of this user and this installation answers, it has exactly this process's rights
+(:func:`handshake`: else it could be a sandboxed process posing as the server), and it accepts the request
+(this process has exactly the server's rights, :mod:`hermes_audit.server.peer`; the same
+:data:`~hermes_audit.server.wire.IMPORT_TIME_ENV` values; none of the server's code changed since it
+started). The decision costs one ``connect`` when no server runs. A missing socket directory means no
+server runs; with ``HERMES_AUDIT_SERVER`` set, one is started for the next run (it creates the directory).
 
 Once the server has forked the command's process (its first reply), the command's output goes straight to
 this process's standard output and error, and this process exits with the command's exit code. Ctrl-C
@@ -57,6 +60,10 @@ def forward(args: list[str]) -> Optional[int]:
             os.fstat(fd)  # a closed standard stream: run in-process, which reports it its own way
         path = wire.socket_path(os.environ)
         sock = wire.connect(path, START_TIMEOUT)
+    except wire.MissingDirectory:  # a fresh machine, or after a reboot: the server creates it
+        if wire.autostart(os.environ):
+            _start_in_background()
+        return None
     except wire.ServerUnavailable:
         return None
     except OSError:  # a closed standard stream, or nothing listening
@@ -73,6 +80,9 @@ def _run(sock, args: list[str]) -> Optional[int]:
     try:
         if wire.peer_uid(sock) != os.getuid():
             return None
+        proof = handshake(sock)
+        if proof is None:
+            return None
         streams = (sys.stdin, sys.stdout, sys.stderr)
         umask = os.umask(0o022)
         os.umask(umask)
@@ -81,7 +91,10 @@ def _run(sock, args: list[str]) -> Optional[int]:
             "env": dict(os.environ), "umask": umask,
             "io": [(s.encoding, s.errors) if s is not None else (None, None) for s in streams],
         }
-        wire.send(sock, request, fds=(0, 1, 2))
+        try:
+            wire.send(sock, request, fds=(0, 1, 2, *proof))
+        finally:
+            wire.close_fds(proof)
         reply, _ = wire.recv(sock)
     except (OSError, ValueError, wire.ServerUnavailable):
         return None
@@ -106,6 +119,41 @@ def _run(sock, args: list[str]) -> Optional[int]:
             return EXIT_ERROR
         if isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "exit" and isinstance(reply[1], int):
             return reply[1]
+
+
+def handshake(sock) -> Optional[tuple]:
+    """Make sure the server at the other end of ``sock`` has exactly this process's rights, and give it the
+    means to check the same of this process (docs/server.md, "Same rights"), before anything of this
+    process (its environment, its terminal) is sent. ``None`` when the server does not qualify; else the
+    reach proof to send with the request: a 1-tuple with ``/proc/<server pid>/fd/<n>`` opened, or ``()``
+    when the kernel refused it (the server then declines). The caller closes the descriptors.
+
+    A process of this user with fewer rights (a sandbox that can write to the socket directory) could
+    otherwise pose as the server and receive this process's terminal and environment.
+
+    Raises ``OSError`` and :class:`~hermes_audit.server.wire.ServerUnavailable` from the connection."""
+    from hermes_audit.server import peer
+
+    try:
+        server = peer.open_peer(sock)
+    except (peer.Refused, OSError):
+        return None
+    mine = peer.Proof()
+    try:
+        if peer.refusal(sock, server, peer.own_facts(), cwd=False) is not None:
+            return None
+        wire.send(sock, {"op": "hello", "proof": mine.number})
+        reply, fds = wire.recv(sock, max_fds=1)
+        try:
+            if not (isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "hello" and mine.verify(fds)):
+                return None  # the server may not inspect this process: it has fewer rights
+        finally:
+            wire.close_fds(fds)
+        fd = peer.reach(server, reply[1])
+        return () if fd is None else (fd,)
+    finally:
+        mine.close()
+        server.close()
 
 
 def _start_in_background() -> None:

@@ -5,11 +5,15 @@ Lifecycle (``hermes-audit server start|stop|status``, :mod:`hermes_audit.cli.ser
 - :func:`start` binds the socket (:func:`hermes_audit.server.wire.socket_path`, directory created with mode
   0700), imports the scan path, loads the rules and compiles every pattern, runs one scan of the rules'
   own examples (:func:`warm_up`), then serves until it has been idle for ``idle_timeout`` seconds, is
-  stopped, or finds that a file of the installed package or of the shipped rules changed (it then declines
-  the request, which runs in-process, and exits). By default it detaches from the terminal (a daemon).
+  stopped, or finds that its code changed (:func:`code_files`: the package, the shipped rules, every module
+  it imported, its dependencies' installed metadata; it then declines the request, which runs in-process,
+  and exits). By default it detaches from the terminal (a daemon).
 - For each ``run`` request it checks the peer's user id, the client's :func:`~hermes_audit.server.wire.identity`
-  and :data:`~hermes_audit.server.wire.IMPORT_TIME_ENV` values, then forks. The copy takes the client's
-  standard streams (the passed descriptors), working directory, environment, umask and arguments, sends
+  and :data:`~hermes_audit.server.wire.IMPORT_TIME_ENV` values, its code, and that the client process has
+  exactly the server's rights (:mod:`hermes_audit.server.peer`: the kernel's facts about it and the reach
+  proof), then forks. The copy takes the client's
+  standard streams (the passed descriptors), working directory (the client's own, through
+  ``/proc/<pid>/cwd``), environment, umask and arguments, sends
   ``("started", pid)``, runs the click command group exactly as the in-process entry point does
   (:func:`hermes_audit.cli.main.main`), and sends ``("exit", code)``. The copy starts from the server's
   memory, so the imports, the catalog and the compiled patterns are already there; anything a scan reads
@@ -28,7 +32,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from hermes_audit.server import wire
+from hermes_audit.server import peer, wire
 
 #: Default idle time after which a server exits, seconds.
 DEFAULT_IDLE_TIMEOUT = 3600.0
@@ -52,7 +56,8 @@ class ServerState:
     started: float
     idle_timeout: float
     import_env: tuple
-    snapshot: dict[str, tuple[int, int]]
+    snapshot: dict[str, tuple[int, int]]  # of code_files()
+    listings: dict[str, tuple[str, ...]] = field(default_factory=dict)  # of installation_dirs()
     served: int = 0
     failed: int = 0
     declined: int = 0
@@ -63,15 +68,104 @@ class ServerState:
 def installation_files() -> list[str]:
     """The package's files (``__pycache__`` excepted) and the shipped rule files, sorted: a change to any
     of them makes a running server stale."""
+    return sorted(f for f in _installation() if not f.endswith(os.sep))
+
+
+def installation_dirs() -> list[str]:
+    """The package's directories (``__pycache__`` excepted) and the shipped rules' directories, sorted: a
+    file added to or removed from any of them makes a running server stale (:func:`listing`)."""
+    return sorted(d[:-1] for d in _installation() if d.endswith(os.sep))
+
+
+def _installation() -> set[str]:
     from hermes_audit.engine.catalog import default_rules_dir
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    out = set()  # a set: in a wheel the rules are inside the package (``_rules``)
+    out = set()  # a set: in a wheel the rules are inside the package (``_rules``); directories end with "/"
     for top in (package, str(default_rules_dir())):
         for root, dirs, files in os.walk(top):
             dirs[:] = [d for d in dirs if d != "__pycache__"]
+            out.add(os.path.join(root, ""))
             out.update(os.path.join(root, f) for f in files if not f.endswith(".pyc"))
+    return out
+
+
+def listing(dirs: list[str]) -> dict[str, tuple[str, ...]]:
+    """``{directory: its entries, sorted}``, without ``__pycache__`` and ``*.pyc`` (Python may add those at
+    any time); a missing directory lists as ``()``. Cheaper than a walk: the names of a few directories."""
+    out = {}
+    for d in dirs:
+        try:
+            out[d] = tuple(sorted(n for n in os.listdir(d) if n != "__pycache__" and not n.endswith(".pyc")))
+        except OSError:
+            out[d] = ()
+    return out
+
+
+def imported_files() -> list[str]:
+    """The source (or extension) file of every module imported in this process (``__file__``; the standard
+    library and third-party packages included), sorted."""
+    out = set()
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and os.path.isabs(path):
+            out.add(path)
     return sorted(out)
+
+
+#: The distribution whose requirements :func:`dependency_files` follows.
+DISTRIBUTION = "hermes-audit"
+
+
+def dependency_files() -> list[str]:
+    """The installed metadata file (``METADATA`` or ``PKG-INFO``) of hermes-audit and of every installed
+    distribution it requires, directly or not, sorted: an upgrade, a downgrade or a reinstall rewrites or
+    removes it, also of a dependency the server has not imported yet (a forked copy would import the new
+    version beside the old ones). Optional extras are not followed (their modules are in
+    :func:`imported_files` once imported, as the ``fast`` extra's ``ahocorasick`` is by :func:`warm_up`).
+    Empty when hermes-audit runs from a source tree that is not installed."""
+    import importlib.metadata as metadata
+    import re
+
+    seen: set[str] = set()
+    out: set[str] = set()
+    todo = [DISTRIBUTION]
+    while todo:
+        name = re.sub(r"[-_.]+", "-", todo.pop()).lower()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            dist = metadata.distribution(name)
+        except (metadata.PackageNotFoundError, ValueError):
+            continue
+        path = _metadata_file(dist)
+        if path:
+            out.add(path)
+        for requirement in dist.requires or ():
+            name_part, _, marker = requirement.partition(";")
+            match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", name_part)
+            if match and not re.search(r"\bextra\b", marker):  # an extra's modules count once imported
+                todo.append(match.group(1))
+    return sorted(out)
+
+
+def _metadata_file(dist: Any) -> Optional[str]:
+    for entry in dist.files or ():
+        if entry.name in ("METADATA", "PKG-INFO") and entry.parent.name.endswith((".dist-info", ".egg-info")):
+            return os.path.abspath(str(dist.locate_file(entry)))
+    base = getattr(dist, "_path", None)  # a distribution without a RECORD
+    if base is not None:
+        for name in ("METADATA", "PKG-INFO"):
+            if os.path.exists(os.path.join(str(base), name)):
+                return os.path.abspath(os.path.join(str(base), name))
+    return None
+
+
+def code_files() -> list[str]:
+    """Every file whose change makes a running server stale, sorted: :func:`installation_files`,
+    :func:`imported_files` and :func:`dependency_files`."""
+    return sorted({*installation_files(), *imported_files(), *dependency_files()})
 
 
 def snapshot(paths: list[str]) -> dict[str, tuple[int, int]]:
@@ -130,12 +224,21 @@ class Server:
         self.listener.listen(16)
         self.listener.settimeout(TICK)
         self.state = ServerState(path=path, started=time.time(), idle_timeout=idle_timeout,
-                                 import_env=wire.import_time_env(os.environ),
-                                 snapshot=snapshot(installation_files()))
+                                 import_env=wire.import_time_env(os.environ), snapshot=snapshot(code_files()),
+                                 listings=listing(installation_dirs()))
+        self.proof = peer.Proof()
+        self.rights = peer.own_facts()
         self._stop = False
+
+    def ready(self) -> None:
+        """Add the files of the modules imported since the server was made (:func:`warm_up`) to the snapshot
+        (those already in it keep their first values)."""
+        for path, value in snapshot(code_files()).items():
+            self.state.snapshot.setdefault(path, value)
 
     def close(self) -> None:
         self.listener.close()
+        self.proof.close()
         try:
             if os.stat(self.state.path).st_ino == self.inode:
                 os.unlink(self.state.path)
@@ -180,28 +283,72 @@ class Server:
         conn.settimeout(REQUEST_TIMEOUT)
         if wire.peer_uid(conn) != os.getuid():
             return
-        message, fds = wire.recv(conn, max_fds=3)
+        client: Optional[peer.Peer] = None
+        unknown = ""
         try:
+            client = peer.open_peer(conn)  # at once: the pid is that of the process that connected
+        except peer.Refused as exc:
+            unknown = str(exc)
+        fds: list[int] = []
+        try:
+            message, fds = wire.recv(conn, max_fds=3)
             op = message.get("op") if isinstance(message, dict) else None
+            if op == "hello":  # the reach proofs, both ways (docs/server.md, "Same rights"); then the run
+                wire.close_fds(fds)
+                fds = []
+                self._hello(conn, client, message)
+                message, fds = wire.recv(conn, max_fds=4)
+                op = message.get("op") if isinstance(message, dict) else None
+                if op != "run":
+                    op = "unknown"
+            elif op == "run":  # without the handshake
+                op = "unproven"
             if op == "status":
                 wire.send(conn, ("status", self.status()))
             elif op == "stop":
                 self._stop = True
                 wire.send(conn, ("stopping", os.getpid()))
-            elif op == "run":
+            elif op in ("run", "unproven"):
                 self.state.last_request = time.time()  # only scans keep the server alive (not status)
-                reason = self._refusal(message, fds)
+                stdio, proof = fds[:3], fds[3:]
+                reason = self._refusal(message, stdio)
+                if reason is None and op == "unproven":
+                    reason = "a run request without the handshake"
                 if reason is None:
+                    reason = self._rights(conn, client, proof) if client is not None else unknown
+                if reason is None and client is not None and client.cwd is not None:
                     self.state.served += 1
-                    self._fork(conn, message, fds)
+                    self._fork(conn, message, stdio, client.cwd)
                 else:
                     self.state.declined += 1
-                    self.state.last_declined = reason
-                    wire.send(conn, ("declined", reason))
+                    self.state.last_declined = reason or "unknown client"
+                    wire.send(conn, ("declined", self.state.last_declined))
             else:
                 wire.send(conn, ("declined", "unknown request"))
         finally:
             wire.close_fds(fds)
+            if client is not None:
+                client.close()
+
+    def _hello(self, conn: socket.socket, client: Optional[peer.Peer], message: dict) -> None:
+        """Answer a client's ``{"op": "hello", "proof": n}``: ``("hello", <this server's proof number>)``
+        with the client's ``/proc/<pid>/fd/<n>`` opened, when the kernel lets this process open it."""
+        fd = peer.reach(client, message.get("proof")) if client is not None else None
+        try:
+            wire.send(conn, ("hello", self.proof.number), fds=() if fd is None else (fd,))
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    def _rights(self, conn: socket.socket, client: peer.Peer, proof: list[int]) -> Optional[str]:
+        """Why the client process does not have exactly the server's rights, or ``None`` (then
+        ``client.cwd`` is its working directory): the kernel's facts about it
+        (:func:`hermes_audit.server.peer.refusal`), then the reach proof it sent with its request."""
+        reason = peer.refusal(conn, client, self.rights)
+        if reason is None and not self.proof.verify(proof):
+            reason = ("the client may not inspect the server's process (a sandbox: Landlock, an LSM policy, "
+                      "fewer capabilities, another pid namespace)")
+        return reason
 
     def status(self) -> dict:
         """``{pid, socket, started, idle_timeout, served, failed, declined, last_declined, version}``: ``served``
@@ -228,24 +375,24 @@ class Server:
         if wire.import_time_env(env) != self.state.import_env:
             return f"different values of {', '.join(wire.IMPORT_TIME_ENV)}"
         if snapshot(list(self.state.snapshot)) != self.state.snapshot or \
-                installation_files() != sorted(self.state.snapshot):
+                listing(list(self.state.listings)) != self.state.listings:
             self._stop = True
-            return "the installed package or its rules changed since the server started"
+            return "the installed package, its rules or its dependencies changed since the server started"
         return None
 
-    def _fork(self, conn: socket.socket, req: dict, fds: list[int]) -> None:
+    def _fork(self, conn: socket.socket, req: dict, fds: list[int], cwd: int) -> None:
         pid = os.fork()
         if pid:
             return
         code = EXIT_COPY_FAILED
         try:
-            code = self._child(conn, req, fds)
+            code = self._child(conn, req, fds, cwd)
         except BaseException:
             pass
         finally:
             os._exit(code if isinstance(code, int) and 0 <= code < 256 else 1)
 
-    def _child(self, conn: socket.socket, req: dict, fds: list[int]) -> int:
+    def _child(self, conn: socket.socket, req: dict, fds: list[int], cwd: int) -> int:
         """In the forked copy: become the client's command, run it, report its exit code.
 
         The copy leads a process group of its own (its workers and ``git`` join it) and ends that group at
@@ -257,13 +404,15 @@ class Server:
             signal.signal(sig, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         self.listener.close()
+        self.proof.close()  # only the server holds it
         os.setpgid(0, 0)
         finished = threading.Event()
         threading.Thread(target=_end_with_client, args=(conn.fileno(), finished), daemon=True).start()
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
         wire.close_fds([fd for fd in fds if fd > 2])
-        os.chdir(req["cwd"])
+        os.fchdir(cwd)  # the client's own working directory (``req["cwd"]`` only names it)
+        os.close(cwd)
         os.environ.clear()
         os.environ.update(req["env"])
         os.umask(req["umask"])
@@ -376,6 +525,7 @@ def start(idle_timeout: float = DEFAULT_IDLE_TIMEOUT, foreground: bool = False) 
             server = Server(path, idle_timeout)
             try:
                 warm_up()
+                server.ready()
             except BaseException:
                 server.close()
                 raise
@@ -431,6 +581,7 @@ def _daemonize(path: str, idle_timeout: float) -> int:
         try:
             server = Server(path, idle_timeout)
             warm_up()
+            server.ready()
         except BaseException as exc:  # reported to the starting process, one line
             os.write(write_end, f"cannot start the scan server: {type(exc).__name__}: {exc}".encode()[:4000])
             code = 1

@@ -11,7 +11,13 @@ directory, version), so two installations never share a server. The directory mu
 (:func:`checked_dir`); the server creates it with mode 0700 and both sides refuse any other.
 
 **Who.** Both ends check the other's user id from the kernel (``SO_PEERCRED``, :func:`peer_uid`): a
-server only serves its own user, and a client only talks to a server of its own user.
+server only serves its own user, and a client only talks to a server of its own user. Within the user, the
+server serves only a process with exactly its rights, and the client talks only to a server with exactly
+its rights (:mod:`hermes_audit.server.peer`). A run is: the client sends ``{"op": "hello", "proof": n}``;
+the server answers ``("hello", m)`` with the client's ``/proc/<pid>/fd/<n>`` opened (none when the kernel
+refused it); the client sends ``{"op": "run", ...}`` with its standard streams and the server's
+``/proc/<pid>/fd/<m>`` opened (three descriptors alone when it could not); the server answers
+``("started", pid)`` then ``("exit", code)``, or ``("declined", reason)``.
 
 **How.** A message is a 4-byte big-endian length and that many bytes of :mod:`marshal` data (plain
 tuples, lists, dicts, strings and integers; at most :data:`MAX_MESSAGE` bytes). A request to run a
@@ -35,7 +41,7 @@ if False:  # pragma: no cover
     from typing import Any, Mapping, Optional, Sequence
 
 #: Version of the message format; part of :func:`identity`.
-PROTOCOL = 1
+PROTOCOL = 2  # 2: the handshake with the reach proofs (``hello``, docs/server.md "Same rights")
 #: Largest message either side accepts, bytes (a request holds the client's environment).
 MAX_MESSAGE = 1 << 20
 #: Longest socket path used, bytes (Linux allows 107 in ``sun_path``; longer paths mean no server).
@@ -56,6 +62,11 @@ _UCRED = struct.Struct("3i")
 class ServerUnavailable(Exception):
     """No usable server: unsupported platform, unsafe directory, nothing listening, or a broken message.
     The message is one line."""
+
+
+class MissingDirectory(ServerUnavailable):
+    """The socket directory does not exist (yet): no server can be running, and ``server start`` creates
+    it (a fresh machine, or ``/tmp`` and ``$XDG_RUNTIME_DIR`` emptied by a reboot)."""
 
 
 def enabled(environ: Mapping[str, str]) -> bool:
@@ -115,22 +126,20 @@ def socket_dir(environ: Mapping[str, str]) -> str:
 
 def checked_dir(path: str, create: bool = False) -> str:
     """``path`` if it is a directory (not a symbolic link) owned by this user with mode ``0o700`` or
-    stricter; with ``create``, a missing one is made (its parent must exist).
+    stricter; with ``create``, a missing one is made with mode ``0o700`` (the last component only: its
+    parent must exist; one made at the same moment by another process is checked like any existing one).
 
-    Raises :class:`ServerUnavailable` otherwise (one line naming the path and the reason), also for a
-    relative path (it would depend on the working directory, perhaps inside a scanned repository)."""
+    Raises :class:`MissingDirectory` for a missing one without ``create``, :class:`ServerUnavailable`
+    otherwise (one line naming the path and the reason), also for a relative path (it would depend on the
+    working directory, perhaps inside a scanned repository)."""
     if not os.path.isabs(path):
         raise ServerUnavailable(f"{path}: the socket directory must be an absolute path")
     try:
         st = os.lstat(path)
     except FileNotFoundError:
         if not create:
-            raise ServerUnavailable(f"{path}: no such directory") from None
-        try:
-            os.mkdir(path, 0o700)
-            st = os.lstat(path)
-        except OSError as exc:
-            raise ServerUnavailable(f"{path}: cannot create the socket directory ({exc.strerror})") from None
+            raise MissingDirectory(f"{path}: no such directory") from None
+        st = _make_dir(path)
     except OSError as exc:
         raise ServerUnavailable(f"{path}: {exc.strerror}") from None
     if not stat.S_ISDIR(st.st_mode):
@@ -140,6 +149,33 @@ def checked_dir(path: str, create: bool = False) -> str:
     if st.st_mode & 0o077:
         raise ServerUnavailable(f"{path}: group or others have access (mode {stat.S_IMODE(st.st_mode):o})")
     return path
+
+
+def _make_dir(path: str) -> os.stat_result:
+    """Create the directory ``path`` with mode 0700 whatever the umask; its ``lstat``. Raises
+    :class:`ServerUnavailable`."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:  # another process made it since: checked as an existing one
+        pass
+    except OSError as exc:
+        raise ServerUnavailable(f"{path}: cannot create the socket directory ({exc.strerror})") from None
+    else:
+        # the umask may have taken some of the owner's bits: set 0700 on the directory just made (opened
+        # without following a link; only its owner could have replaced it since, /tmp being sticky)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            try:
+                if os.fstat(fd).st_uid == os.getuid():
+                    os.fchmod(fd, 0o700)
+            finally:
+                os.close(fd)
+        except OSError:
+            pass  # checked below
+    try:
+        return os.lstat(path)
+    except OSError as exc:
+        raise ServerUnavailable(f"{path}: {exc.strerror}") from None
 
 
 def socket_path(environ: Mapping[str, str], create: bool = False) -> str:
@@ -162,6 +198,13 @@ def peer_uid(sock: _socket.socket) -> int:
     """The user id of the process at the other end of the Unix socket ``sock`` (``SO_PEERCRED``)."""
     _pid, uid, _gid = _UCRED.unpack(sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, _UCRED.size))
     return uid
+
+
+def peer_pid(sock: _socket.socket) -> int:
+    """The process id of the process at the other end of ``sock`` (``SO_PEERCRED``), as this process's pid
+    namespace sees it; 0 when it cannot see it."""
+    pid, _uid, _gid = _UCRED.unpack(sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, _UCRED.size))
+    return pid
 
 
 def send(sock: _socket.socket, message: Any, fds: Sequence[int] = ()) -> None:
