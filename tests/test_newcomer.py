@@ -112,3 +112,55 @@ def test_json_status_is_unchanged_by_the_display_word(tmp_path, monkeypatch):
     claude = next(f for f in doc["files"] if f["path"] == "CLAUDE.md")
     assert claude["hermes"]["status"] == "loaded"
     assert any(f["rule_id"] == "HA604" and f["path"] == "CLAUDE.md" for f in doc["findings"])
+
+
+# --- issue 22 item 10: the pre-commit hook's `files:` and directory discovery are one list ------------------
+_SAMPLE_PATHS = [
+    "AGENTS.md", "a/b/AGENTS.md", "agents.md", "AGENTS.override.md", "CLAUDE.md", "x/claude.md", ".hermes.md",
+    "HERMES.md", ".cursorrules", "sub/.cursorrules", "SOUL.md", "distribution.yaml", "skills/x/SKILL.md",
+    "MEMORY.md", "memories/MEMORY.md", "notes/MEMORY.md", "memories/USER.md", "home/memories/USER.md",
+    "USER.md", "docs/USER.md", ".cursor/rules/style.mdc", "a/.cursor/rules/x.mdc", "rules/x.mdc",
+    ".cursor/x.mdc", ".cursor/rules/deep/x.mdc", "README.md", "AGENTS.md.bak", "xAGENTS.md",
+    "CLAUDE.MD", "soul.md", "distribution.yml", "memoriesUSER.md",
+]
+
+
+def _hook():
+    import yaml
+
+    return yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))[0]
+
+
+def test_hook_files_regex_is_the_discovery_list():
+    from hermes_audit.documents.kinds import hook_files_regex
+
+    assert _hook()["files"] == hook_files_regex(), "copy hook_files_regex() into .pre-commit-hooks.yaml `files:`"
+
+
+@pytest.mark.parametrize("path", _SAMPLE_PATHS)
+def test_hook_sends_exactly_what_discovery_classifies(path):
+    import re
+
+    from hermes_audit.documents.kinds import classify
+
+    sent = re.search(_hook()["files"], path) is not None  # pre-commit: re.search on the repository-relative path
+    assert sent == (classify(path) is not None), path
+
+
+def test_directory_scan_reads_the_files_the_hook_sends(tmp_path, monkeypatch):
+    """A top-level USER.md the old regex sent was skipped by `scan .`; `scan memories` skipped memories/USER.md."""
+    import re
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    for rel in ("USER.md", "MEMORY.md", "memories/USER.md", "memories/MEMORY.md", "docs/USER.md"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("- likes tea\n", encoding="utf-8")
+    files = _hook()["files"]
+    for where, scanned_dir in ((tmp_path, "."), (tmp_path, "memories"), (tmp_path / "memories", ".")):
+        r = _invoke(["scan", scanned_dir, "--format", "json"], where, monkeypatch)
+        got = {(where / f["path"]).resolve().relative_to(tmp_path.resolve()).as_posix()
+               for f in json.loads(r.stdout)["files"]}
+        base = (where / scanned_dir).resolve().relative_to(tmp_path.resolve()).as_posix()
+        want = {p for p in ("USER.md", "MEMORY.md", "memories/USER.md", "memories/MEMORY.md", "docs/USER.md")
+                if re.search(files, p) and (base == "." or p.startswith(base + "/"))}
+        assert got == want, (where, scanned_dir)
