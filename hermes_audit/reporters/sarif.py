@@ -3,7 +3,8 @@
 Built with the ``sarif-om`` object model and serialised to JSON. What GitHub
 needs (docs "SARIF support for code scanning"; see docs/github.md):
 
-* one run; ``tool.driver`` with every rule of the run declared: ``id``,
+* one run; ``tool.driver`` declaring the rules that results (or notifications) reference, and only those
+  (an empty report stays a few kilobytes; GitHub needs no descriptor for a rule without an alert): ``id``,
   ``name``, ``shortDescription``, ``fullDescription``, ``help.text`` and
   ``help.markdown``, ``helpUri`` (docs/rules.md#<code>), ``defaultConfiguration.level``,
   and properties ``tags`` (``security``, the family, CWE/OWASP ids),
@@ -409,6 +410,8 @@ def build_log(result, include_suppressed: bool = False, category: Optional[str] 
             if r.code in missing:
                 rules.append(r)
                 known.add(r.code)
+    used = {f.rule_id for f in findings}
+    rules = [r for r in rules if r.code in used]  # issue 22: not the 160 rules of a clean run (351 KB)
     worst: dict[str, Severity] = {}
     for f in findings:
         if f.suppressed is None:
