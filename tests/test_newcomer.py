@@ -198,3 +198,17 @@ def test_cron_prompt_findings_give_the_line_in_the_json_jobs_file(tmp_path):
     found, text = _cron_findings(tmp_path, "cron/jobs.json", text)
     assert found
     assert all(f.start.line == 3 for f in found), [(f.rule_id, f.start) for f in found]
+
+
+@pytest.mark.parametrize("value", ["0.19", "0.190", "19", "true"])
+def test_unquoted_hermes_version_is_a_clear_configuration_error(tmp_path, monkeypatch, value):
+    """Issue 22 item 10: `hermes-version = 0.19` (a TOML float) was silently taken as "0.19" (and 0.190 too)."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".hermes-audit.toml").write_text(f"[tool.hermes-audit]\nhermes-version = {value}\n", encoding="utf-8")
+    (tmp_path / "AGENTS.md").write_text("Use uv.\n", encoding="utf-8")
+    r = _invoke(["scan"], tmp_path, monkeypatch)
+    assert r.exit_code == 2
+    assert 'must be a quoted string, e.g. hermes-version = "0.19"' in r.stderr and "\n" not in r.stderr.strip()
+    (tmp_path / ".hermes-audit.toml").write_text('[tool.hermes-audit]\nhermes-version = "0.19"\n', encoding="utf-8")
+    ok = _invoke(["scan", "--format", "json"], tmp_path, monkeypatch)
+    assert ok.exit_code == 0 and json.loads(ok.stdout)["hermes_version"] == "0.19"
