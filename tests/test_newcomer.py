@@ -212,3 +212,71 @@ def test_unquoted_hermes_version_is_a_clear_configuration_error(tmp_path, monkey
     (tmp_path / ".hermes-audit.toml").write_text('[tool.hermes-audit]\nhermes-version = "0.19"\n', encoding="utf-8")
     ok = _invoke(["scan", "--format", "json"], tmp_path, monkeypatch)
     assert ok.exit_code == 0 and json.loads(ok.stdout)["hermes_version"] == "0.19"
+
+
+# --- issue 22 item 4: progress on a terminal, never in pipes or CI logs ----------------------------------------
+def _run_with_stderr_on_a_pty(args, env_extra: dict, cwd: Path = ROOT) -> tuple[bytes, int]:
+    """Run hermes-audit with standard error on a pseudo-terminal (stdout a pipe): what the terminal got."""
+    import os
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "HERMES_AUDIT_PROGRESS")}
+    env.update({"HERMES_AUDIT_NO_SERVER": "1", **env_extra})
+    p = subprocess.Popen([sys.executable, "-m", "hermes_audit", *args], cwd=cwd, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=slave, env=env)
+    os.close(slave)
+    got = b""
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], 120)
+            if not ready:
+                break
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            got += chunk
+    finally:
+        os.close(master)
+        p.stdout.read()
+        p.wait(timeout=120)
+    return got, p.returncode
+
+
+_DEMO_SCAN = ["scan", "--no-config", "--cwd", "examples/demo-repo", "examples/demo-repo"]
+
+
+def test_progress_appears_on_a_terminal_for_a_slow_enough_run():
+    got, code = _run_with_stderr_on_a_pty(_DEMO_SCAN, {"HERMES_AUDIT_PROGRESS_AFTER": "0"})
+    assert code == 1
+    assert b"\rhermes-audit: scanning examples/demo-repo" in got, got[:400]
+    assert got.endswith(b"\r\x1b[K"), got[-80:]  # the line is erased before the report
+
+
+@pytest.mark.parametrize("env", [{"CI": "true"}, {"HERMES_AUDIT_PROGRESS": "0"},
+                                 {"HERMES_AUDIT_PROGRESS_AFTER": "3600"}])
+def test_no_progress_in_ci_when_switched_off_or_under_the_threshold(env):
+    got, code = _run_with_stderr_on_a_pty(_DEMO_SCAN, {"HERMES_AUDIT_PROGRESS_AFTER": "0", **env})
+    assert code == 1 and b"hermes-audit: scanning" not in got, got[:400]
+
+
+@pytest.mark.parametrize("args", [_DEMO_SCAN, ["hints", "--all", "--cwd", "examples/demo-repo"],
+                                  _DEMO_SCAN + ["--format", "sarif", "-o", "/dev/null"]])
+def test_no_progress_when_stderr_is_not_a_terminal(args):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env.update(HERMES_AUDIT_PROGRESS_AFTER="0", HERMES_AUDIT_NO_SERVER="1")
+    p = subprocess.run([sys.executable, "-m", "hermes_audit", *args], cwd=ROOT, capture_output=True, env=env,
+                       timeout=300)
+    assert b"\r" not in p.stderr and b"\x1b" not in p.stderr and b"scanning" not in p.stderr, p.stderr[:300]
+
+
+def test_progress_line_escapes_a_hostile_label(monkeypatch):
+    from hermes_audit.cli.progress import Progress
+
+    assert "\x1b" not in Progress("cloning https://x.example/\x1b]0;pwned\x07").label

@@ -202,8 +202,11 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     from hermes_audit.cli.baseline_support import finish_baseline, prepare_baseline
 
     notes = prepare_baseline(opts, baseline_path, write_baseline, no_suppressions, root)
+    from hermes_audit.cli.progress import Progress
+
     try:
-        result = run_scan(targets, opts)
+        with Progress(f"scanning {targets[0]}" + (f" and {len(targets) - 1} more" if len(targets) > 1 else "")):
+            result = run_scan(targets, opts)
     except UnknownSelector as exc:  # from the configuration file, not the command line: name the file
         named_here = exc.selector in _split(select) + _split(ignore, "--ignore")
         raise CliError(str(exc) if named_here or cfg.source is None else f"{cfg.source}: {exc}") from None

@@ -47,15 +47,14 @@ from typing import Any, Optional
 import attr
 import sarif_om as om
 
-from hermes_audit import __version__
+from hermes_audit import PROJECT_URL, __version__
 from hermes_audit.documents.paths import _is_within, repo_relative  # repo_relative: also this module's API
 from hermes_audit.engine.unicode_chars import printable
 from hermes_audit.findings import Confidence, Finding, Severity
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-#: Where the project lives; rule help links point into its docs/rules.md.
-PROJECT_URL = "https://github.com/hermes-audit/hermes-audit"
+#: Rule help links point into the project's docs/rules.md (``hermes_audit.PROJECT_URL``).
 RULES_DOC_URL = f"{PROJECT_URL}/blob/main/docs/rules.md"
 #: Key of our content fingerprint in ``partialFingerprints``.
 FINGERPRINT_KEY = "hermesAuditContent/v1"
