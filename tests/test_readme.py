@@ -98,3 +98,18 @@ def test_readme_links_resolve():
             if "://" in target or target.startswith("mailto:"):
                 continue
             assert (path.parent / target).exists(), (path.name, target)
+
+
+def test_fast_default_is_pyprojects_filter_and_ci_clears_it():
+    """Issue 22 item 11: a plain `pytest` is the fast default (pyproject addopts); `.ci/run` runs everything."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+    from tests.conftest import FAST_DEFAULT, SLOW
+
+    opts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
+    assert opts["addopts"] == ["-m", FAST_DEFAULT]
+    assert TEST_COMMAND.endswith("pytest -m ''")
+    for entry in SLOW:  # every entry names a test file that exists (a renamed file would silently run slow tests)
+        assert (ROOT / entry.split("::", 1)[0]).is_file(), entry
