@@ -1,9 +1,9 @@
-"""Copy the latest benchmark figures into ``docs/performance.md`` and ``README.md``.
+"""Copy the latest benchmark figures into ``docs/performance.md``.
 
-Only the text between the markers is replaced:
-``<!-- performance-figures:begin -->`` / ``<!-- performance-figures:end -->`` in
-``docs/performance.md`` and ``<!-- performance:begin -->`` /
-``<!-- performance:end -->`` in ``README.md`` (added before ``## Layout`` if absent).
+Only the text between the markers ``<!-- performance-figures:begin -->`` /
+``<!-- performance-figures:end -->`` is replaced. The README no longer carries the
+figures (issue 22: it links to that page); a README that still has the markers
+``<!-- performance:begin -->`` / ``<!-- performance:end -->`` gets them too.
 Files are written atomically.
 """
 
@@ -60,21 +60,18 @@ def _context(results: dict) -> str:
 
 
 def write_docs(results: dict, table: str) -> None:
-    """Update both documents with ``table`` (see :func:`benchmarks.run.table`)."""
-    figures = _context(results) + "\n\n" + table + "\n"
+    """Update docs/performance.md (and a README with the performance markers) with ``table``
+    (see :func:`benchmarks.run.table`)."""
+    took = results.get("total_s")
+    whole = "--only" not in results.get("command", "") and "--quick" not in results.get("command", "")
+    took_s = f"the whole suite took {took / 60:.0f} minutes here; " if took and whole else ""
+    regen = f"Regenerate with `python -m benchmarks --write-docs` ({took_s}`--quick` for a smoke run)."
+    figures = _context(results) + "\n\n" + table + "\n\n" + regen + "\n"
     if DOC.exists():
         text = DOC.read_text(encoding="utf-8")
         text = _replace_between(text, "<!-- performance-figures:begin -->", "<!-- performance-figures:end -->", figures)
         _atomic_write(DOC, text)
     readme = README.read_text(encoding="utf-8")
-    took = results.get("total_s")
-    whole = "--only" not in results.get("command", "") and "--quick" not in results.get("command", "")
-    took_s = f"the whole suite took {took / 60:.0f} minutes here; " if took and whole else ""
-    body = (figures + f"\nRegenerate with `python -m benchmarks --write-docs` ({took_s}`--quick` for a smoke "
-            "run). Method, design and the memory bound: [docs/performance.md](docs/performance.md).\n")
-    if "<!-- performance:begin -->" not in readme:
-        section = "## Performance\n\n<!-- performance:begin -->\n<!-- performance:end -->\n\n"
-        k = readme.find("## Layout")
-        readme = readme[:k] + section + readme[k:] if k != -1 else readme + "\n" + section
-    readme = _replace_between(readme, "<!-- performance:begin -->", "<!-- performance:end -->", body)
-    _atomic_write(README, readme)
+    if "<!-- performance:begin -->" in readme:
+        body = figures + "Method, design and the memory bound: [docs/performance.md](docs/performance.md).\n"
+        _atomic_write(README, _replace_between(readme, "<!-- performance:begin -->", "<!-- performance:end -->", body))

@@ -9,8 +9,8 @@ It is not part of the test run. Inputs are generated deterministically
 ratio against a reference measured in the same run, on the same machine, at
 the same time; results are printed as a table and written as JSON to
 ``benchmarks/results/`` (``latest.json`` plus a time-stamped copy). With
-``--write-docs`` the figures also go into ``docs/performance.md`` and the
-performance section of ``README.md``.
+``--write-docs`` the figures also go into ``docs/performance.md`` (the README
+links there).
 
 Sections:
 
@@ -913,7 +913,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--workdir", type=Path, default=None, help="where inputs are generated (default: a temporary directory)")
     ap.add_argument("--keep", action="store_true", help="keep the generated inputs")
     ap.add_argument("--jobs", type=int, default=None, help="processes for the parallel measurements (default: all CPUs)")
-    ap.add_argument("--write-docs", action="store_true", help="copy the figures into docs/performance.md and README.md")
+    ap.add_argument("--write-docs", action="store_true", help="copy the figures into docs/performance.md")
     ap.add_argument("--rules", default="", help="worst case only: comma-separated rule code prefixes (HA7,HP029); "
                                                "such a partial run is printed and not saved as latest.json")
     args = ap.parse_args(argv)

@@ -10,3 +10,9 @@ and ``hermes_audit.reporters``.
 """
 
 __version__ = "0.1.0"
+
+#: Where the project repository is published: the one URL that ``hermes-audit init`` writes (the pre-commit
+#: hook's ``repo:``, the workflow's ``uses:``), that SARIF help links point into, and that the docs use (a test,
+#: tests/test_newcomer.py, checks them). No release is on a package index yet: install from this URL
+#: (``pip install git+URL``) or from a local clone (README.md, "Install").
+PROJECT_URL = "https://github.com/hermes-audit/hermes-audit"

@@ -4,7 +4,7 @@ Looked up at the repository root (the git root of the first scanned path, or
 the current directory). ``.hermes-audit.toml`` wins over ``pyproject.toml``.
 Command-line flags override the file. Keys (all optional)::
 
-    hermes-version = "latest"          # or "0.19"
+    hermes-version = "latest"          # or "0.19" (quoted: an unquoted 0.19 is a number, a configuration error)
     select = ["HA1", "unicode"]        # codes, code prefixes, names or families
     ignore = ["HA206"]
     min-severity = "info"
@@ -95,7 +95,10 @@ def parse_table(table: Any, path: Path) -> Config:
     cfg = Config(source=path)
     try:
         if "hermes-version" in table:
-            v = str(table["hermes-version"])
+            v = table["hermes-version"]
+            if not isinstance(v, str):  # `0.19` unquoted is the float 0.19 (and 0.190 the same): say so, never guess
+                raise ConfigError(f"{path}: hermes-version must be a quoted string, e.g. hermes-version = \"0.19\" "
+                                  f"(got the {type(v).__name__} {v!r})")
             if v not in VERSIONS:
                 raise ConfigError(f"{path}: hermes-version must be one of {', '.join(VERSIONS)}")
             cfg.hermes_version = v

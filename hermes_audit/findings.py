@@ -147,7 +147,7 @@ class Finding:
     suppressed: Optional[str] = None  # reason, when an inline suppression or baseline applies
 
     def to_dict(self) -> dict:
-        """JSON-ready dictionary (the schema documented in README.md)."""
+        """JSON-ready dictionary (the schema documented in docs/usage.md)."""
         out = {
             "rule_id": self.rule_id,
             "rule_name": self.rule_name,

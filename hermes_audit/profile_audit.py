@@ -47,7 +47,7 @@ from hermes_audit.documents.reader import DEFAULT_MAX_BYTES
 from hermes_audit.engine.catalog import Catalog, Rule, load_catalog
 from hermes_audit.engine.engine import Engine, EngineError, make_finding
 from hermes_audit.engine.unicode_chars import printable
-from hermes_audit.findings import Confidence, Finding, Severity, assign_fingerprints
+from hermes_audit.findings import Confidence, Finding, Severity, Span, assign_fingerprints
 from hermes_audit.hermes import distribution as dist
 from hermes_audit.hermes import memory as mem
 from hermes_audit.hermes.cron_guard import CronFile, load_cron_catalog, parse_job_text, scan_cron_prompt
@@ -450,7 +450,11 @@ def audit_distribution(
                 if v.blocked:
                     cr.blocked[job.index] = v.message
                 pdoc = Document.from_text(job.prompt, f"{e.rel} [job '{job.name}' prompt]")
-                _run(Engine(prompt_rules), pdoc, report)
+                res = Engine(prompt_rules).run(pdoc)
+                assign_fingerprints(res.findings, [job.prompt[f.span.start:f.span.end] for f in res.findings])
+                _place_in_jobs_file(res.findings, cdoc, job.prompt, job.name)
+                report.findings.extend(res.findings)
+                report.errors.extend(res.errors)
         report.cron.append(cr)
         _run(Engine(cron_rules), cdoc, report)
         if cf.error:
@@ -672,6 +676,46 @@ def _locate(text: str, *needles: str) -> tuple[int, int]:
         if j >= 0:
             return j, j + len(json.dumps(n)) - 2
     return 0, 0
+
+
+def _prompt_line_starts(text: str, prompt: str, origin: int) -> list[Optional[int]]:
+    """Offset in the jobs file ``text`` where each line of ``prompt`` starts, searching forward from
+    ``origin`` (where the prompt's value is); ``None`` for a line that is not in the file as it is (an
+    escape inside it) or that is blank."""
+    starts: list[Optional[int]] = []
+    pos = origin
+    for line in prompt.split("\n"):
+        probe = line.strip()
+        i = text.find(probe, pos) if probe else -1
+        if i < 0:
+            starts.append(None)
+            continue
+        starts.append(max(i - (len(line) - len(line.lstrip())), 0))
+        pos = i + len(probe)
+    return starts
+
+
+def _place_in_jobs_file(found: list[Finding], cdoc: Document, prompt: str, job: str) -> None:
+    """Move findings made on a cron job's ``prompt`` into the jobs file ``cdoc``: its path, and the line and
+    column of the matched text there (a YAML block scalar's lines, a JSON string's ``\\n``-joined line);
+    where the file escapes the text, the start of the prompt's value. The message names the job."""
+    text = cdoc.text or ""
+    origin = _locate(text, prompt[:60], json.dumps(prompt)[1:61], job)[0]
+    starts = _prompt_line_starts(text, prompt, origin)
+    line_of = [0] + [i + 1 for i, ch in enumerate(prompt) if ch == "\n"]  # where each prompt line starts
+
+    def where(offset: int) -> int:
+        from bisect import bisect_right
+
+        k = bisect_right(line_of, offset) - 1
+        base = starts[k] if 0 <= k < len(starts) else None
+        return origin if base is None else min(base + offset - line_of[k], len(text))
+
+    for f in found:
+        a = where(f.span.start)
+        b = max(where(f.span.end) if f.span.end > f.span.start else a, a)
+        f.path, f.span, f.start, f.end = cdoc.path, Span(a, b), cdoc.position(a), cdoc.position(b)
+        f.message = f"cron job '{job}' prompt: {f.message}"
 
 
 def _hit(span: tuple[int, int], fields: dict, severity: Optional[Severity] = None):

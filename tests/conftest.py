@@ -33,3 +33,54 @@ def oracle():
         return Oracle(ensure_oracle())
     except OracleUnavailable as exc:
         pytest.skip(f"hermes-agent 0.19.0 oracle unavailable: {exc}")
+
+
+# --- the fast default (issue 22) -----------------------------------------------------------------------------
+#: Tests that take long on two cores: property and fuzz runs, big files, whole-tool equivalence matrices. They
+#: carry the ``slow`` marker, which pyproject's ``addopts`` leaves out of a plain ``pytest`` (with ``oracle``);
+#: ``.ci/run`` runs ``pytest -m ''``, everything. One list here rather than decorators spread over the files.
+#: Entries are test files (every test in them) or ``file::test`` (every parametrisation).
+SLOW = (
+    "tests/test_performance_equivalence.py",  # hypothesis equivalence matrices of the accelerated paths
+    "tests/test_hostile_properties.py",        # hypothesis over every hostile input kind
+    "tests/test_hostile_fuzz.py",              # the fuzzing harness's targets, end to end
+    "tests/test_precommit.py",                 # pre-commit installs its own environment
+    "tests/test_hostile_yaml.py::test_manifest_parsers_answer_for_every_hostile_document",
+    "tests/test_hostile_yaml.py::test_profile_audit_of_hostile_manifest_is_one_clear_result",
+    "tests/test_scan_cli.py::test_200_mb_file_stays_bounded",
+    "tests/test_hostile_tree.py::test_100000_files",
+    "tests/test_server.py::test_handed_over_scans_match_in_process_runs",
+    "tests/test_catalog.py::test_no_rule_backtracks_catastrophically",
+    "tests/test_hints.py::test_huge_hint_file_memory_stays_bounded",
+    "tests/test_qa_leftovers.py::test_deeply_nested_distribution_manifest_is_explained_as_a_recursion_failure",
+    "tests/test_context_cli.py::test_huge_and_deep",
+    "tests/test_context_model.py::test_200_mb_claude_md_bounded_memory",
+    "tests/test_hostile_tree.py::test_sparse_10_gb_file_is_read_as_head_and_tail",
+)
+
+
+#: pyproject's ``addopts`` marker filter: the fast default of a plain ``pytest``.
+FAST_DEFAULT = "not slow and not oracle"
+
+
+def pytest_configure(config):
+    """The fast default applies to a plain ``pytest`` only: naming test files, directories or node ids runs
+    every test in them (``pytest tests/test_precommit.py`` must not deselect the whole file). An explicit
+    ``-m`` always wins."""
+    args_source = getattr(config, "args_source", None)
+    explicit_m = any(str(a).startswith("-m") for a in config.invocation_params.args)
+    if config.option.markexpr == FAST_DEFAULT and not explicit_m and args_source is not None \
+            and args_source.name == "ARGS":
+        config.option.markexpr = ""
+
+
+def pytest_collection_modifyitems(config, items):
+    """``slow`` on the tests of :data:`SLOW`; ``oracle`` on every test that uses the ``oracle`` fixture (the real
+    hermes-agent 0.19.0), marked or not in its file."""
+    slow, oracle = pytest.mark.slow, pytest.mark.oracle
+    for item in items:
+        path, _, name = item.nodeid.partition("::")
+        if path in SLOW or f"{path}::{name.split('[', 1)[0]}" in SLOW:
+            item.add_marker(slow)
+        if "oracle" in getattr(item, "fixturenames", ()):
+            item.add_marker(oracle)

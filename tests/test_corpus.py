@@ -1,7 +1,7 @@
 """The evaluation corpus (../shared/corpus): parity with the newest Hermes, and quiet audit rules on honest files.
 
 Skips with a clear reason when the corpus is absent. Prints a per-file table
-(run pytest with -s to see it); README.md states the figures.
+(run pytest with -s to see it); docs/development.md states the figures.
 """
 
 from __future__ import annotations

@@ -169,7 +169,7 @@ def test_download_and_run_in_a_cron_prompt_is_ha501(tmp_path):
                           "schedule": {"kind": "interval", "minutes": 5}}])
     rep = audit_distribution(d)
     hit = [f for f in rep.findings if f.rule_id == "HA501"]
-    assert hit and hit[0].severity.label == "critical" and "job 'k' prompt" in hit[0].path
+    assert hit and hit[0].severity.label == "critical" and hit[0].path == "cron/jobs.json" and "cron job 'k' prompt" in hit[0].message  # issue 22: the jobs file
     assert rep.exit_code() == 1
 
 

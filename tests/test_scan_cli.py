@@ -129,7 +129,7 @@ def test_output_file_is_written(repo):
     assert missing.returncode == 2 and "does not exist" in missing.stderr and not (repo / "out").exists()
     (repo / "out").mkdir()
     r = run(["scan", "--format", "json", "-o", "out/report.json"], repo)
-    assert r.exit_code == 1 and r.output == ""
+    assert r.exit_code == 1 and r.stdout == "" and "exit 1:" in r.stderr  # issue 22: the reason on stderr
     report = repo / "out" / "report.json"
     assert json.loads(report.read_text())["summary"]["files"] == 1
     umask = os.umask(0o022)

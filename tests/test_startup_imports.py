@@ -85,7 +85,7 @@ def test_directory_scan_in_a_git_repository_lists_through_gitpython_only(tmp_pat
                    env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1"})
     mods, proc = _modules_after(["scan", "."], repo, tmp_path)
     assert proc.returncode == 1, proc.stderr
-    assert "docs/CLAUDE.md" in proc.stdout and "AGENTS.md" in proc.stdout  # listed through git
+    assert "docs/CLAUDE.md" in proc.stdout and "2 files: 1 loaded, 1 blocked" in proc.stdout  # listed through git
     assert "git" in mods  # the tree walk lists files through gitpython (the design's library for git)
     assert not (mods & {"yaml", "sarif_om"}), sorted(mods & HEAVY)  # gitpython itself brings hashlib
 

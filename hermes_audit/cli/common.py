@@ -9,7 +9,7 @@ from typing import Optional
 
 import click
 
-#: Exit codes (documented in README.md).
+#: Exit codes (documented in README.md and docs/usage.md).
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2

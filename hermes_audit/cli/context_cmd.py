@@ -325,8 +325,11 @@ def hints(paths, cwd, trace, all_dirs, hermes_version, home, no_text, fmt, outpu
             raise CliError(str(exc)) from None
     calls.extend(("read_file", {"path": p}) for p in paths)
     profile, scanner = _scanner(hermes_version)
+    from hermes_audit.cli.progress import Progress
+
     try:
-        report = simulate_hints(cwd, calls, profile, scanner, home=str(home) if home else None, all_dirs=all_dirs)
+        with Progress("simulating the hints of every directory" if all_dirs else f"simulating {len(calls)} tool calls"):
+            report = simulate_hints(cwd, calls, profile, scanner, home=str(home) if home else None, all_dirs=all_dirs)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     code = EXIT_CLEAN

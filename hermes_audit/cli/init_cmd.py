@@ -33,8 +33,8 @@ import click
 
 from hermes_audit.cli.common import CliError
 
-#: Where the hook and the action live (see hermes_audit.reporters.sarif.PROJECT_URL).
-from hermes_audit.reporters.sarif import PROJECT_URL
+#: Where the hook and the action live: the project's one URL constant.
+from hermes_audit import PROJECT_URL
 
 HOOK_ID = "hermes-audit"
 PRE_COMMIT_FILE = ".pre-commit-config.yaml"

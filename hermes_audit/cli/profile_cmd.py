@@ -310,7 +310,10 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
                           target_root=hermes_home or os.environ.get("HERMES_HOME") or "~/.hermes")
     try:
         if kind == "git":
-            with cloned(source, allow_local=allow_local, timeout=clone_timeout, max_bytes=max_clone_size) as root:
+            from hermes_audit.cli.progress import Progress
+
+            with Progress(f"cloning and auditing {redact_url(source.strip())}"), \
+                    cloned(source, allow_local=allow_local, timeout=clone_timeout, max_bytes=max_clone_size) as root:
                 report = audit_distribution(root, opts, source=redact_url(source.strip()), source_kind="git")
                 if keep_tree is not None:
                     keep_audited_tree(root, keep_tree)

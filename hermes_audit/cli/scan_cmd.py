@@ -65,7 +65,8 @@ def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -
         return github.render(result)
     from hermes_audit.reporters import text
 
-    return text.render(result, color=color, include_suppressed=bool((extra or {}).get("include_suppressed")))
+    return text.render(result, color=color, include_suppressed=bool((extra or {}).get("include_suppressed")),
+                       show_files=bool((extra or {}).get("show_files")))
 
 
 @click.command()
@@ -126,13 +127,15 @@ def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -
 @click.option("--prompt-max-share", type=click.FloatRange(min=0.0, max=1.0, min_open=True), default=None,
               help="With --prompt: share of the context window the prompt may take [default: config "
                    "prompt-max-share, else 0.25].")
+@click.option("-v", "--verbose", "--show-files", "show_files", is_flag=True, default=False,
+              help="Text output: list every file's Hermes verdict, not only the files that are not plainly loaded.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Processes for scanning a large tree [default: $HERMES_AUDIT_JOBS, else the CPUs].")
 def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_on, no_fail_on_blocked, kind,
          config_path, no_config, no_git, max_file_size, color, baseline_path=None, write_baseline=None,
          no_suppressions=False, include_suppressed=False, sarif_category=None,
          fix=False, fix_hermes_blocking=False, show_diff=False, session_cwd=None, with_prompt=False,
-         hermes_home=None, prompt_max_share=None, jobs=None) -> None:
+         hermes_home=None, prompt_max_share=None, jobs=None, show_files=False) -> None:
     """Scan files Hermes reads: verdicts (load, block, warn, skip) and audit findings.
 
     PATHS are files or directories (default: the current directory). Files are
@@ -199,8 +202,11 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     from hermes_audit.cli.baseline_support import finish_baseline, prepare_baseline
 
     notes = prepare_baseline(opts, baseline_path, write_baseline, no_suppressions, root)
+    from hermes_audit.cli.progress import Progress
+
     try:
-        result = run_scan(targets, opts)
+        with Progress(f"scanning {targets[0]}" + (f" and {len(targets) - 1} more" if len(targets) > 1 else "")):
+            result = run_scan(targets, opts)
     except UnknownSelector as exc:  # from the configuration file, not the command line: name the file
         named_here = exc.selector in _split(select) + _split(ignore, "--ignore")
         raise CliError(str(exc) if named_here or cfg.source is None else f"{cfg.source}: {exc}") from None
@@ -214,7 +220,12 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     finish_baseline(result, write_baseline)
     _note_empty_directories(result, opts.use_git, to_stderr=fmt != "text")
     extra = ({"include_suppressed": include_suppressed, "category": sarif_category, "root": root} if fmt == "sarif"
-             else {"include_suppressed": include_suppressed} if fmt == "text" else None)
+             else {"include_suppressed": include_suppressed, "show_files": show_files} if fmt == "text" else None)
     use_color = color_enabled(color) and output is None
     write_output(render_result(result, fmt, use_color, extra), output, color=True if use_color else None)
+    if output is not None:  # a CI log must say why the job failed, whatever went into the file
+        from hermes_audit.cli.common import one_line
+        from hermes_audit.reporters.text import exit_reason, summary_line
+
+        click.echo(one_line(f"hermes-audit: {summary_line(result)} {exit_reason(result)}; report in {output}"), err=True)
     sys.exit(result.exit_code())

@@ -219,9 +219,10 @@ def _display(path: Path, base: Path) -> str:
 def _classify(path: Path, root: Path) -> Optional[DocumentKind]:
     """The kind of ``path`` by its place under the scanned ``root``; a ``*.mdc`` file whose own directories are
     ``.cursor/rules`` is a Cursor rule even when ``root`` is ``.cursor`` or ``.cursor/rules`` itself (then
-    its path below ``root`` no longer shows them)."""
+    its path below ``root`` no longer shows them), and a ``USER.md`` in a ``memories`` directory is the user
+    store also when ``root`` is that directory (``scan ~/.hermes/memories``)."""
     kind = classify(_display(path, root))
-    if kind is None and path.name.endswith(".mdc"):
+    if kind is None and (path.name.endswith(".mdc") or path.name == "USER.md"):
         kind = classify(Path(os.path.abspath(path)).as_posix())
     return kind
 

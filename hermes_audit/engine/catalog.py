@@ -386,6 +386,7 @@ def _load_parity(path: Path, data: Any = None) -> ParityCatalog:
         code=inv["code"], name=inv["name"], family=family, severity=sev, confidence=conf,
         title="Invisible character Hermes blocks", message=_req_str(path, inv["code"], inv, "message"),
         help=_req_str(path, inv["code"], inv, "help"), kinds=frozenset({"all"}), source=path.name,
+        fix=str(inv.get("fix", "") or ""),
         references=["CWE-1427", "OWASP-LLM01"], hermes_id="invisible_unicode", scope="all",
         demote_in_examples=False,
     )

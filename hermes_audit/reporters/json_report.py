@@ -1,4 +1,4 @@
-"""JSON report (``--format json``). The schema is documented in README.md and stable.
+"""JSON report (``--format json``). The schema is documented in docs/usage.md and stable.
 
 Top level: ``schema_version`` (1), ``tool {name, version}``, ``hermes_version``,
 ``files[]``, ``findings[]``, ``errors[]``, ``notes[]``, ``summary``.

@@ -3,7 +3,8 @@
 Built with the ``sarif-om`` object model and serialised to JSON. What GitHub
 needs (docs "SARIF support for code scanning"; see docs/github.md):
 
-* one run; ``tool.driver`` with every rule of the run declared: ``id``,
+* one run; ``tool.driver`` declaring the rules that results (or notifications) reference, and only those
+  (an empty report stays a few kilobytes; GitHub needs no descriptor for a rule without an alert): ``id``,
   ``name``, ``shortDescription``, ``fullDescription``, ``help.text`` and
   ``help.markdown``, ``helpUri`` (docs/rules.md#<code>), ``defaultConfiguration.level``,
   and properties ``tags`` (``security``, the family, CWE/OWASP ids),
@@ -46,15 +47,14 @@ from typing import Any, Optional
 import attr
 import sarif_om as om
 
-from hermes_audit import __version__
+from hermes_audit import PROJECT_URL, __version__
 from hermes_audit.documents.paths import _is_within, repo_relative  # repo_relative: also this module's API
 from hermes_audit.engine.unicode_chars import printable
 from hermes_audit.findings import Confidence, Finding, Severity
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-#: Where the project lives; rule help links point into its docs/rules.md.
-PROJECT_URL = "https://github.com/hermes-audit/hermes-audit"
+#: Rule help links point into the project's docs/rules.md (``hermes_audit.PROJECT_URL``).
 RULES_DOC_URL = f"{PROJECT_URL}/blob/main/docs/rules.md"
 #: Key of our content fingerprint in ``partialFingerprints``.
 FINGERPRINT_KEY = "hermesAuditContent/v1"
@@ -409,6 +409,8 @@ def build_log(result, include_suppressed: bool = False, category: Optional[str] 
             if r.code in missing:
                 rules.append(r)
                 known.add(r.code)
+    used = {f.rule_id for f in findings}
+    rules = [r for r in rules if r.code in used]  # issue 22: not the 160 rules of a clean run (351 KB)
     worst: dict[str, Severity] = {}
     for f in findings:
         if f.suppressed is None:

@@ -25,7 +25,13 @@ _SEV_COLOR = {
     Severity.LOW: "cyan",
     Severity.INFO: "blue",
 }
-_STATUS_COLOR = {"loaded": "green", "blocked": "red", "warned": "yellow", "skipped": "yellow"}
+_STATUS_COLOR = {"loaded": "green", "blocked": "red", "warned": "yellow", "skipped": "yellow", "shadowed": "yellow",
+                 "truncated": "yellow"}
+
+#: Loading findings (rules/loading.yaml) that give a ``loaded`` file a word of its own in the verdict table:
+#: a context file another type shadows never reaches the prompt (HA604, HA605); one Hermes' cap cuts loses its
+#: middle (HA603, HA611). The word is taken from the findings, so it needs those rules selected.
+_LOADING_WORD = {"HA604": "shadowed", "HA605": "shadowed", "HA603": "truncated", "HA611": "truncated"}
 
 
 def _style(s: str, color: Optional[str], enabled: bool, bold: bool = False) -> str:
@@ -36,9 +42,59 @@ def _style(s: str, color: Optional[str], enabled: bool, bold: bool = False) -> s
 _source_excerpt = source_excerpt
 
 
-def render(result, color: bool = False, show_source: bool = True, include_suppressed: bool = False) -> str:
+def display_status(result) -> dict[str, str]:
+    """``{path: word}`` for the verdict table: the Hermes status (``loaded``, ``blocked``, ``warned``,
+    ``skipped``), except that a ``loaded`` file with a shadowing finding is ``shadowed`` and one with a
+    truncation finding ``truncated`` (see :data:`_LOADING_WORD`; shadowed wins)."""
+    words = {fr.document.path: fr.verdict.status for fr in result.files}
+    for f in result.findings:
+        word, now = _LOADING_WORD.get(f.rule_id), words.get(f.path)
+        if word and (now == "loaded" or (now == "truncated" and word == "shadowed")):
+            words[f.path] = word
+    return words
+
+
+def exit_reason(result) -> str:
+    """Why the run exits as it does, in a few words: ``"exit 1: 2 findings at or above high"``."""
+    code = result.exit_code()
+    if code == 3:
+        return f"exit 3: {len(result.errors)} error(s), the scan is incomplete"
+    why = []
+    failing = len(result.failing_findings())
+    if failing:
+        why.append(f"{failing} finding{'s' if failing != 1 else ''} at or above {result.options.fail_on.label}")
+    if result.options.fail_on_blocked:
+        blocked = len(result.failing_blocked_files())
+        if blocked:
+            why.append(f"Hermes {result.hermes_version} would block {blocked} file{'s' if blocked != 1 else ''}")
+    if why:
+        return f"exit {code}: " + " and ".join(why)
+    fail_on = result.options.fail_on
+    return f"exit {code}: nothing at or above {fail_on.label}" if fail_on is not None else f"exit {code}: --fail-on never"
+
+
+def summary_line(result) -> str:
+    """The last line of the text report: findings by severity, files, blocked files, suppressed, errors."""
+    s = result.summary()
+    parts = [f"{n} {sev}" for sev, n in s["by_severity"].items() if n]
+    total = s["findings"]
+    tail = f"Found {total} finding{'s' if total != 1 else ''}" + (f" ({', '.join(parts)})" if parts else "")
+    tail += f" in {s['files']} file{'s' if s['files'] != 1 else ''}"
+    blocked = s["hermes"].get("blocked", 0)
+    if blocked:
+        tail += f"; Hermes {result.hermes_version} would block {blocked}"
+    if s["suppressed"]:
+        tail += f"; {s['suppressed']} suppressed"
+    if result.errors:
+        tail += f"; {len(result.errors)} error(s): the scan is incomplete"
+    return tail + "."
+
+
+def render(result, color: bool = False, show_source: bool = True, include_suppressed: bool = False,
+           show_files: bool = False) -> str:
     """The report as one string. Suppressed findings (inline suppressions, baseline) are only
-    counted in the summary unless ``include_suppressed``."""
+    counted in the summary unless ``include_suppressed``. The verdict table lists only the files whose
+    status (see :func:`display_status`) is not plain ``loaded``, plus a count line, unless ``show_files``."""
     out: list[str] = []
     texts = {fr.document.path: fr.document.text or "" for fr in result.files}
     excerpt_lines = ExcerptLines(redact_in_place)  # one per report: each text split, each line redacted, once
@@ -60,11 +116,22 @@ def render(result, color: bool = False, show_source: bool = True, include_suppre
             out.append(f"  = fix: {printable(f.fix, 300)}")
         out.append("")
     if result.files:
-        out.append(_style(f"Hermes verdicts ({result.hermes_version}):", None, color, bold=True))
-        width = min(max(len(safe_path(fr.document.path)) for fr in result.files), 60)
-        for fr in result.files:
+        words = display_status(result)
+        counts: dict[str, int] = {}
+        for w in words.values():
+            counts[w] = counts.get(w, 0) + 1
+        listed = [fr for fr in result.files
+                  if show_files or words[fr.document.path] != "loaded" or fr.verdict.message]
+        n = len(result.files)
+        count = ", ".join(f"{c} {w}" for w, c in sorted(counts.items(), key=lambda kv: (kv[0] != "loaded", kv[0])))
+        hidden = "" if show_files or len(listed) == n else " (--verbose lists every file)"
+        out.append(_style(f"Hermes verdicts ({result.hermes_version}): {n} file{'s' if n != 1 else ''}: {count}{hidden}",
+                          None, color, bold=True))
+        width = min(max((len(safe_path(fr.document.path)) for fr in listed), default=0), 60)
+        for fr in listed:
             v = fr.verdict
-            status = _style(f"{v.status:<8}", _STATUS_COLOR.get(v.status), color)
+            word = words[fr.document.path]
+            status = _style(f"{word:<9}", _STATUS_COLOR.get(word), color)
             line = f"  {safe_path(fr.document.path):<{width}}  {fr.document.kind.value:<13} {status}"
             if v.pattern_ids:
                 line += " " + ", ".join(v.pattern_ids)
@@ -76,17 +143,5 @@ def render(result, color: bool = False, show_source: bool = True, include_suppre
         out.append(f"note: {safe_path(note)}")
     for e in result.errors:
         out.append(_style(f"error: {safe_path(e.path)}: {printable(e.message, 300)}", "red", color))
-    s = result.summary()
-    parts = [f"{n} {sev}" for sev, n in s["by_severity"].items() if n]
-    total = s["findings"]
-    tail = f"Found {total} finding{'s' if total != 1 else ''}" + (f" ({', '.join(parts)})" if parts else "")
-    tail += f" in {s['files']} file{'s' if s['files'] != 1 else ''}"
-    blocked = s["hermes"].get("blocked", 0)
-    if blocked:
-        tail += f"; Hermes {result.hermes_version} would block {blocked}"
-    if s["suppressed"]:
-        tail += f"; {s['suppressed']} suppressed"
-    if result.errors:
-        tail += f"; {len(result.errors)} error(s): the scan is incomplete"
-    out.append(tail + ".")
+    out.append(summary_line(result))
     return "\n".join(line.rstrip() for line in out) + "\n"
