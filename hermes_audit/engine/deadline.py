@@ -64,30 +64,36 @@ def call_with_deadline(seconds: Optional[float], fn: Callable[..., Any], *args: 
     """``fn(*args)``, interrupted by :class:`PatternDeadline` once ``seconds`` (wall clock) have passed.
 
     ``fn`` must be safe to interrupt at any point (a regular-expression search is). ``None`` or a
-    call where no deadline can be armed (see the module's limits) runs ``fn`` without one. The previous
-    ``SIGALRM`` handler is put back afterwards, also when ``fn`` raises.
+    call where no deadline can be armed (see the module's limits) runs ``fn`` without one. A ``SIGALRM``
+    handler installed from Python is put back afterwards, also when ``fn`` raises; when there is none
+    (the default action, or ignored), this module's handler stays installed for later calls (it costs
+    two system calls fewer) and ignores a ``SIGALRM`` that arrives outside a call.
     """
     global _armed
     if seconds is None or _armed or not deadline_available():
         return fn(*args)
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
-    if previous is None:  # installed outside Python: what ``signal.signal`` can put back is the default
-        previous = signal.SIG_DFL
-    restore = True
+    current = signal.getsignal(signal.SIGALRM)
+    restore = None  # the handler to put back afterwards (None: ours stays installed)
+    if current is not _on_alarm:
+        if current in (signal.SIG_DFL, signal.SIG_IGN, None):
+            signal.signal(signal.SIGALRM, _on_alarm)  # nobody else handles SIGALRM: ours stays (speed)
+        else:
+            restore = signal.signal(signal.SIGALRM, _on_alarm)  # someone else's: lent for this call only
+    _armed = True
+    other = signal.setitimer(signal.ITIMER_REAL, seconds)
+    if other[0] > 0:  # someone else's timer: give it back, and run without a deadline
+        _armed = False
+        signal.setitimer(signal.ITIMER_REAL, *other)
+        if restore is not None:
+            signal.signal(signal.SIGALRM, restore)
+        return fn(*args)
     try:
-        other = signal.setitimer(signal.ITIMER_REAL, seconds)
-        if other[0] > 0:  # someone else's timer: give it back, and run without a deadline
-            signal.setitimer(signal.ITIMER_REAL, *other)
-            signal.signal(signal.SIGALRM, previous)
-            restore = False
-            return fn(*args)
-        _armed = True
         try:
             return fn(*args)
         finally:
             _armed = False  # a signal arriving after this line is ignored by the handler
     finally:
         _armed = False
-        if restore:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        if restore is not None:
+            signal.signal(signal.SIGALRM, restore)
