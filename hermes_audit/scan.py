@@ -354,12 +354,16 @@ def stall_report(doc: Document, stalls: Sequence, profile: VersionProfile,
     """
     findings: list[Finding] = []
     errors: list[EngineError] = []
-    if verdict is not None and stalls:
+    if not stalls:
+        return findings, errors
+    if verdict is not None:
         ids = ", ".join(sorted({st.pattern_id for st in stalls}))
         verdict.note = ((verdict.note + "; ") if verdict.note else "") + (
             f"Hermes' scan did not finish ({ids} stopped at the deadline): the status assumes no match")
     text = doc.text or ""
-    lowered = text.lower() if len(text.lower()) == len(text) else ""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a case change altered the length: offsets would not agree
+        lowered = ""
     for st in stalls:
         i = lowered.find(st.lead) if st.lead and lowered else -1
         start, end = (i, i + len(st.lead)) if i >= 0 else (0, 1)
