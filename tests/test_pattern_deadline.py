@@ -131,3 +131,13 @@ def test_memory_reports_the_stall_and_exits_3(tmp_path):
         doc = json.loads(out.stdout)
         assert any(f.get("hermes_pattern_id") == "send_to_url" and "did not finish" in f["message"]
                    for f in doc["findings"]), (cmd, doc["findings"])
+
+
+@pytest.mark.parametrize("command", ["context", "prompt"])
+def test_session_commands_say_so_and_exit_3(tmp_path, command):
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "home").mkdir()
+    (tmp_path / "repo" / "AGENTS.md").write_text(STALL_LINE + "\n")
+    out = _cli(command, "--cwd", str(tmp_path / "repo"), "--hermes-home", str(tmp_path / "home"))
+    assert out.returncode == 3, out.stderr
+    assert "'translate_execute' (HP007) did not finish" in out.stderr
