@@ -483,6 +483,7 @@ class ThreatScanner:
     def scan(self, content: Optional[str], scope: str = "context") -> list[str]:
         """Pattern ids Hermes reports for ``content`` (invisible ids sorted by code point).
 
+        A pattern whose search passes the deadline is left out and recorded in :attr:`stalls` (issue 18).
         Raises ``ValueError`` for an unknown scope (as Hermes does).
         """
         if scope not in self._plan:
@@ -514,7 +515,8 @@ class ThreatScanner:
         return out
 
     def locate(self, content: Optional[str], scope: str = "context") -> list[ParityHit]:
-        """Like :meth:`scan`, with the first match of each id located in ``content``."""
+        """Like :meth:`scan`, with the first match of each id located in ``content`` (a pattern stopped at
+        the deadline is left out and recorded in :attr:`stalls`)."""
         if scope not in self._plan:
             self._patterns(scope)
         if not content:
