@@ -136,8 +136,6 @@ def run_one(subject: Subject, text: str, deadline: float) -> Outcome:
     cat = _catalog()
     t0 = time.perf_counter()
     if subject.kind == "hermes":
-        from hermes_audit.hermes.threats import ThreatScanner
-
         old = os.environ.get("HERMES_AUDIT_PATTERN_DEADLINE")
         os.environ["HERMES_AUDIT_PATTERN_DEADLINE"] = str(deadline)
         try:
