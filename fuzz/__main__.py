@@ -100,15 +100,31 @@ def _run_atheris(name: str, fn, seconds: float, extra: list[str]) -> int:  # pra
 
 
 def main(argv=None) -> int:
+    from fuzz import targets
     from fuzz.targets import TARGETS
+
+    targets.CHECK_TIME = True  # the redos target's bound per MB (wall clock: here, never in the test suite)
 
     ap = argparse.ArgumentParser(prog="python -m fuzz", description=__doc__.split("\n\n")[1])
     ap.add_argument("target", choices=[*TARGETS, "all"])
     ap.add_argument("--seconds", type=float, default=60.0, help="time per target [default: 60]")
     ap.add_argument("--engine", choices=["auto", "atheris", "hypothesis"], default="auto")
     ap.add_argument("--replay", type=Path, help="run the target once on this file's bytes")
+    ap.add_argument("--sweep", type=int, metavar="CHARS",
+                    help="redos only: every near-miss of every pattern at about CHARS characters, once each "
+                         "(not random), and the bound per MB checked on each")
     ap.add_argument("extra", nargs="*", help="after --: arguments for atheris/libFuzzer")
     args = ap.parse_args(argv)
+    if args.sweep:
+        from fuzz import nearmiss
+
+        if args.target != "redos":
+            ap.error("--sweep goes with the redos target")
+        bad = nearmiss.sweep(size=args.sweep, deadline=targets.REDOS_DEADLINE, verbose=True)
+        for subject, got in bad:
+            print(f"over the bound: {subject.kind} {subject.code} {subject.version}: {got}")
+        print(f"{len(bad)} over the bound")
+        return 1 if bad else 0
     if args.replay:
         TARGETS[args.target](args.replay.read_bytes())
         print("no failure")

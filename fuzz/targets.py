@@ -201,6 +201,37 @@ def target_reader(data: bytes) -> None:
         assert whole.text.startswith(streamed.text) and whole.text.endswith(streamed.tail or "")
 
 
+#: Deadline (seconds) of the ``redos`` target's searches: short, so that a stalled search costs little.
+REDOS_DEADLINE = 0.5
+#: Whether the ``redos`` target asserts its time bound: ``python -m fuzz`` sets it; the test suite, which
+#: asserts nothing about wall-clock time, leaves it off (the target then checks that the run ends).
+CHECK_TIME = False
+
+
+def target_redos(data: bytes) -> None:
+    """Issue 18: a near-miss (:mod:`fuzz.nearmiss`) for one pattern, chosen by the bytes (every Hermes
+    pattern of every modelled version, every audit rule), of 1 to 64 KiB; the search either finishes within
+    :data:`fuzz.nearmiss.BOUND_S_PER_MB` per MB, or stops at the deadline and says so (a Hermes stall, an
+    audit-rule timeout), taking no longer than the deadline per stopped search. The bytes after the fourth
+    are inserted into the text, so the fuzzer also varies it."""
+    from fuzz import nearmiss
+
+    subs = nearmiss.subjects()
+    b = data + bytes(4)
+    subject = subs[int.from_bytes(b[:2], "big") % len(subs)]
+    size = 1024 * (1 + b[2] % 64)
+    variants = nearmiss.texts(subject, size)
+    text = variants[b[3] % len(variants)]
+    extra = _text(data[4:])
+    if extra:
+        cut = (b[3] * 131) % (len(text) + 1)
+        text = text[:cut] + extra + text[cut:]
+    got = nearmiss.run_one(subject, text, REDOS_DEADLINE)
+    assert got.chars > 0 and got.stopped >= 0
+    if CHECK_TIME:
+        assert got.seconds <= got.allowed(), (subject.kind, subject.code, subject.version, got)
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "scan": target_scan,
     "memory": target_memory,
@@ -208,6 +239,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "reporters": target_reporters,
     "fix": target_fix,
     "reader": target_reader,
+    "redos": target_redos,
 }
 
 

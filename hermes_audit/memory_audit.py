@@ -23,7 +23,8 @@ from hermes_audit.hermes import memory as mem
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.hermes.verdict import BLOCKED, verdict_for
-from hermes_audit.scan import FileReport, ScanOptions, ScanResult, input_findings, parity_findings, select_rules
+from hermes_audit.scan import (FileReport, ScanOptions, ScanResult, input_findings, parity_findings, select_rules,
+                               stall_report)
 
 
 class MemoryInputError(Exception):
@@ -151,6 +152,7 @@ def audit_memory(
         display = _display(path, shown_base)
         root = home.resolve() if home is not None else None
         doc = Document.from_path(path, display, kind, root, max_bytes)
+        stalled = len(scanner.stalls)
         rep = mem.analyse_store(doc, tgt, cfg, scanner, profile)
         audit.stores.append(rep)
         try:
@@ -159,7 +161,10 @@ def audit_memory(
             result.errors.append(EngineError("hermes-model", doc.path, f"Hermes model failed: {type(exc).__name__}: {exc}"))
             continue
         result.files.append(FileReport(doc, verdict))
+        stall_found, stall_errors = stall_report(doc, list(scanner.stalls.values())[stalled:], profile, verdict)  # issue 18
+        result.errors.extend(stall_errors)
         found = [f for f in parity_findings(doc, verdict, profile) if f.rule_id in codes]
+        found.extend(f for f in stall_found if f.rule_id in codes)
         found.extend(input_findings(doc, verdict, profile, rules))  # HA951: not UTF-8, no memory loads
         found.extend(_hang_findings(doc, cfg, profile, catalog, codes))  # HA608: reading it never returns
         er = engine.run(doc)

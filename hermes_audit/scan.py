@@ -342,6 +342,40 @@ def parity_findings(doc: Document, verdict: HermesVerdict, profile: VersionProfi
     return out
 
 
+def stall_report(doc: Document, stalls: Sequence, profile: VersionProfile,
+                 verdict: Optional[HermesVerdict] = None) -> tuple[list[Finding], list[EngineError]]:
+    """A finding and an error per :class:`~hermes_audit.hermes.threats.Stall` (issue 18): Hermes' own
+    scanner does not finish that pattern on this file within the deadline.
+
+    The finding is the parity rule's (``HP...``), at the first occurrence of the keyword the pattern
+    opens with (else at the start of the file); the error makes the run incomplete (exit 3): Hermes'
+    verdict is not known, since its search of that pattern was stopped; ``verdict`` (when given) gets a
+    note saying so.
+    """
+    findings: list[Finding] = []
+    errors: list[EngineError] = []
+    if not stalls:
+        return findings, errors
+    if verdict is not None:
+        ids = ", ".join(sorted({st.pattern_id for st in stalls}))
+        verdict.note = ((verdict.note + "; ") if verdict.note else "") + (
+            f"Hermes' scan did not finish ({ids} stopped at the deadline): the status assumes no match")
+    text = doc.text or ""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a case change altered the length: offsets would not agree
+        lowered = ""
+    for st in stalls:
+        i = lowered.find(st.lead) if st.lead and lowered else -1
+        start, end = (i, i + len(st.lead)) if i >= 0 else (0, 1)
+        what = (f"{profile.label}'s own threat scanner did not finish pattern '{st.pattern_id}' on this "
+                f"{'memory entry' if doc.kind.is_memory_store else 'file'} within {st.seconds:g} s "
+                f"({st.chars:,} characters): its search backtracks, and the session that loads it hangs at start-up")
+        findings.append(make_finding(doc, st.rule, start, end, what, hermes_pattern_id=st.pattern_id))
+        errors.append(EngineError(st.rule.code, doc.path, f"Hermes pattern '{st.pattern_id}' stopped after "
+                                  f"{st.seconds:g} s: Hermes' verdict on this file is unknown (see {st.rule.code})"))
+    return findings, errors
+
+
 def input_findings(doc: Document, verdict: HermesVerdict, profile: VersionProfile, rules: list[Rule]) -> list[Finding]:
     """Findings of the ``input`` family about how a file is encoded (issue 9, rules/hardening.yaml):
     a file that is not UTF-8 has no text for the rule engine, so its note is made here."""
@@ -426,13 +460,16 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
 
     def scan_document(doc: Document) -> tuple[Optional[HermesVerdict], list[Finding], list[EngineError]]:
         """Verdict, kept findings and errors of one document (run here or in a worker process)."""
+        stalled = len(scanner.stalls)
         try:
             soul = soul_manifest_state(doc) if doc.kind is DocumentKind.SOUL_MD else None
             verdict = verdict_for(doc, scanner, profile, soul)
         except Exception as exc:  # never lose the other files
             return None, [], [EngineError("hermes-model", doc.path, f"Hermes model failed: {type(exc).__name__}: {exc}")]
+        stall_found, stall_errors = stall_report(doc, list(scanner.stalls.values())[stalled:], profile, verdict)
         try:
             found = [f for f in parity_findings(doc, verdict, profile) if f.rule_id in selected_codes]
+            found.extend(f for f in stall_found if f.rule_id in selected_codes)
             found.extend(input_findings(doc, verdict, profile, rules))  # issue 9: encoding notes
             er = engine.run(doc)
             found.extend(er.findings)
@@ -448,8 +485,8 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
             kept = [f for f in found if f.severity >= options.min_severity
                     and not (options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules, options))]
         except Exception as exc:  # a crash in one file: reported, the verdict and the other files kept
-            return verdict, [], [EngineError("scan", doc.path, f"scanning failed: {type(exc).__name__}: {exc}")]
-        return verdict, kept, er.errors
+            return verdict, [], [*stall_errors, EngineError("scan", doc.path, f"scanning failed: {type(exc).__name__}: {exc}")]
+        return verdict, kept, [*stall_errors, *er.errors]
 
     from hermes_audit.parallel import start_map_documents  # issue 8: several cores for big trees
 
@@ -460,6 +497,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     for doc, (verdict, _kept, _errors) in zip(docs, scanned):
         if verdict is not None and (options.loading or options.prompt):
             memo.seed_verdict(doc, verdict, profile)
+    stalled = len(scanner.stalls)
     loading = _simulate_loading(paths, catalog, rules, profile, memo, options)
     for doc, (verdict, kept, errors) in zip(docs, scanned):
         if doc.read.status is ReadStatus.OVERSIZED:
@@ -477,6 +515,10 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     _add_seam_findings(result, engine, profile, options, all_rules)
     _add_loading_findings(result, loading, catalog, options, all_rules, rule_index)
     _add_prompt_findings(result, paths, catalog, rules, profile, memo, options, all_rules, rule_index)
+    for st in list(scanner.stalls.values())[stalled:]:  # issue 18: a text only the session model scans
+        result.errors.append(EngineError(st.rule.code, "", f"Hermes pattern '{st.pattern_id}' stopped after "
+                                         f"{st.seconds:g} s on a text of the session model ({st.chars:,} "
+                                         "characters): what Hermes loads is not known"))
     _drop_covered_input_findings(result)
     if excluded:  # the loading simulation and the prompt dry run still model these files; nothing is reported on them
         result.findings = [f for f in result.findings if f.path not in excluded]

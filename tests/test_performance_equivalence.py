@@ -2344,9 +2344,10 @@ def test_locate_skips_a_text_dense_with_keywords_in_its_opening_only(monkeypatch
 #: (the three characters just matched are ``alt`` in either case, so the look-behind only asks that no word
 #: character precede them), made after the literal, where the engine can look for ``alt`` directly
 #: (issue 8: about four times faster on a near-miss dense with ``<img`` and ``alt``).
+#: (issue 18: with ``[^\W_]+`` for ``\w+`` before ``[\W_]``, as in rules/hidden-content.yaml since)
 _HA304_IMG_BEFORE = (
     r"""<img\b[^<>]{0,500}?\balt[ \t]{0,2}=[ \t]{0,2}["'][^"'>]{0,300}?(?:\b(?:ignore|disregard|forget)[\W_]{1,4}"""
-    r"""(?:\w+[\W_]{1,4}){0,3}?(?:instructions|rules|guidelines)|\byou[\W_]{1,4}(?:must|should|are[\W_]{1,4}now)\b"""
+    r"""(?:[^\W_]+[\W_]{1,4}){0,3}?(?:instructions|rules|guidelines)|\byou[\W_]{1,4}(?:must|should|are[\W_]{1,4}now)\b"""
     r"""|\b(?:ai|assistant|agent|llm|model)s?[\W_]{0,2}(?::|must\b|should\b)|\bsystem[\W_]{0,2}:)""")
 _HA304_ALPHABET = ["<img", "<IMG", " ", "\t", "\n", "alt", "ALT", "Alt", "walt", "_alt", "éalt", "1alt", "x", "=",
                    '"', "'", ">", "<", "-", "ignore", " all ", "instructions", "you must", "AI:", "system:", "é",

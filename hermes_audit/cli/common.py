@@ -100,3 +100,16 @@ def exact_or_safe(text: str, output) -> str:
         return terminal_safe(text)
     return text
 
+
+def report_stalls(scanner, before: int) -> bool:
+    """Say on stderr, one line each, which Hermes patterns stopped at their deadline (issue 18:
+    :attr:`hermes_audit.hermes.threats.ThreatScanner.stalls` past its first ``before`` entries); True when
+    any did (the command then exits 3: what Hermes does with that text is not known, and its own scan of
+    it takes at least that long)."""
+    stalls = list(getattr(scanner, "stalls", {}).values())[before:]
+    for st in stalls:
+        click.echo(f"hermes-audit: Hermes' own pattern '{st.pattern_id}' ({st.rule.code}) did not finish within "
+                   f"{st.seconds:g} s on a text of {st.chars:,} characters: a session that loads it hangs at "
+                   "start-up; this report assumes it does not match", err=True)
+    return bool(stalls)
+

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import click
 
-from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output, terminal_safe, exact_or_safe
+from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output, terminal_safe, exact_or_safe, report_stalls
 
 VERSIONS = ["latest", "0.19"]
 
@@ -189,12 +189,14 @@ def context(cwd, hermes_home, hermes_version, context_length, max_chars, config_
     config, problem = read_hermes_config(cfg_path)
     cap = cap_from_config(config, context_length, str(cfg_path), max_chars)
     profile, scanner = _scanner(hermes_version)
+    stalled = len(scanner.stalls)
     try:
         report = simulate_context(cwd, profile, scanner, cap, hermes_home=None if no_soul else home)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     if problem:
         report.notes.append(problem)
+    code = EXIT_INCOMPLETE if report_stalls(scanner, stalled) else _context_exit(report)  # issue 18
     if render:
         try:
             block = report.render(include_soul)
@@ -202,18 +204,18 @@ def context(cwd, hermes_home, hermes_version, context_length, max_chars, config_
             click.echo(f"hermes-audit: cannot render: {exc}", err=True)
             sys.exit(EXIT_INCOMPLETE)
         write_output(exact_or_safe(block, output), output)
-        sys.exit(_context_exit(report))
+        sys.exit(code)
     if fmt == "json":
         data = report.to_dict()
         try:
             data["render"] = report.render(include_soul)
         except UnknownText:
             data["render"] = None
-        data["exit_code"] = _context_exit(report)
+        data["exit_code"] = code
         write_output(json.dumps(data, indent=2, ensure_ascii=False) + "\n", output)
     else:
         write_output(terminal_safe(render_context_text(report, include_soul)), output)
-    sys.exit(_context_exit(report))
+    sys.exit(code)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -327,6 +329,7 @@ def hints(paths, cwd, trace, all_dirs, hermes_version, home, no_text, fmt, outpu
     profile, scanner = _scanner(hermes_version)
     from hermes_audit.cli.progress import Progress
 
+    stalled = len(scanner.stalls)
     try:
         with Progress("simulating the hints of every directory" if all_dirs else f"simulating {len(calls)} tool calls"):
             report = simulate_hints(cwd, calls, profile, scanner, home=str(home) if home else None, all_dirs=all_dirs)
@@ -335,7 +338,7 @@ def hints(paths, cwd, trace, all_dirs, hermes_version, home, no_text, fmt, outpu
     code = EXIT_CLEAN
     if any(h.status == BLOCKED for h in report.hints):
         code = EXIT_FINDINGS
-    if any(h.status == UNPREDICTABLE for h in report.hints):
+    if any(h.status == UNPREDICTABLE for h in report.hints) or report_stalls(scanner, stalled):  # issue 18
         code = EXIT_INCOMPLETE
     if fmt == "json":
         data = report.to_dict()

@@ -27,7 +27,7 @@ from typing import Optional
 
 import click
 
-from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output, terminal_safe, exact_or_safe
+from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output, terminal_safe, exact_or_safe, report_stalls
 
 
 def _fmt_pct(x: float) -> str:
@@ -265,12 +265,14 @@ def prompt(cwd, hermes_home, profile_name, hermes_version, context_length, platf
     try:
         catalog = load_catalog()
         profile = get_profile(hermes_version)
-        report = assemble(settings, profile, scanner_for(catalog.parity, profile.name), source, counter=counter)
+        scanner = scanner_for(catalog.parity, profile.name)
+        stalled = len(scanner.stalls)
+        report = assemble(settings, profile, scanner, source, counter=counter)
     except (PromptError, CatalogError, ValueError) as exc:
         raise CliError(str(exc)) from None
     findings = issues_to_findings(prompt_issues(report), catalog)
     assign_fingerprints(findings, [(f.snippet or "") for f in findings])
-    code = exit_code(report)
+    code = EXIT_INCOMPLETE if report_stalls(scanner, stalled) else exit_code(report)  # issue 18
     if fmt == "json":
         doc = report.to_dict()
         doc["findings"] = [f.to_dict() for f in findings]

@@ -35,6 +35,15 @@ the two). The fast path differs only in what it skips:
 * a few patterns whose plain search is slow on dense keywords are first decided by an exactly
   equivalent set of cheaper patterns (:func:`boolean_split`); Hermes' own pattern then runs only
   when the text matches, to locate the match.
+
+Deadline (issue 18). Hermes' patterns backtrack for hours on some texts (``translate\\s+[^\\n]{0,512}
+\\s+into\\s+[^\\n]{0,512}...`` on a 1.8 KB line of spaces); Hermes' session then hangs at load. Each
+pattern's search of one text runs under :func:`hermes_audit.engine.deadline.call_with_deadline`
+(:func:`~hermes_audit.engine.deadline.hermes_deadline` seconds, the unchanged ``re`` search interrupted
+by a timer signal). A search that passes it counts as no match, and is recorded in
+:attr:`ThreatScanner.stalls` (one :class:`Stall` per pattern and text: a second scan of the same text
+skips the pattern at once); the pipeline turns each into a finding and an error (run incomplete, exit 3).
+Every search that finishes gives exactly Hermes' answer.
 """
 
 from __future__ import annotations
@@ -45,6 +54,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from hermes_audit.engine.catalog import SCOPES, ParityCatalog, Rule, materialize
+from hermes_audit.engine.deadline import PatternDeadline, call_with_deadline, hermes_deadline
 from hermes_audit.engine.normalize import nfkc
 from hermes_audit.engine.prefilter import DIRECT_SEARCH_CHARS, Prefilter, analyse, depth0_units, fold
 from hermes_audit.engine.regex_code import known_tail
@@ -250,6 +260,23 @@ class ParityHit:
     codepoint: Optional[str] = None
 
 
+@dataclass(frozen=True)
+class Stall:
+    """A Hermes pattern whose search of one text passed the deadline (issue 18).
+
+    ``pattern_id`` and ``rule`` name the pattern; ``seconds`` is the deadline it passed; ``chars`` the
+    length of the text searched (Hermes' scan window after NFKC); ``lead`` the first keyword a match
+    would start with (folded), when the pattern has one, else ``""``. Hermes' own search of that text
+    takes at least ``seconds`` and possibly hours: the session that loads it hangs.
+    """
+
+    pattern_id: str
+    rule: Rule
+    seconds: float
+    chars: int
+    lead: str = ""
+
+
 class ThreatScanner:
     """``scan_for_threats`` of one Hermes version profile."""
 
@@ -285,6 +312,9 @@ class ThreatScanner:
         #: for the audit's raw view of the same text, instead of a pass of this scanner's own. Speed only.
         self.share_keywords = False
         self._shared: tuple = (None, False)  # (shared keyword search, whether it holds all of this scanner's keys)
+        #: issue 18: (rule code, searched text) -> :class:`Stall`, in the order they happened (never cleared;
+        #: callers note ``len(stalls)`` before a scan and read what was added)
+        self.stalls: dict[tuple[str, str], Stall] = {}
         #: per scope: (rule, compiled pattern, prefilter or None, leading strings or None), in Hermes' order
         self._plan = {
             scope: [(r, pat, prefilters[r.code], leads[r.code]) for r, pat in entries]
@@ -429,6 +459,21 @@ class ThreatScanner:
                 return m
         return None
 
+    def _guarded_match(self, rule: Rule, pat, lead, normalised: str, folded: str):
+        """:meth:`_first_match` under the deadline; ``None`` (and a :class:`Stall` recorded) when it passes.
+        A text that already stalled this pattern is not searched again."""
+        key = (rule.code, normalised)
+        if key in self.stalls:
+            return None
+        seconds = hermes_deadline()
+        try:
+            return call_with_deadline(seconds, self._first_match, pat, lead, normalised, folded)
+        except PatternDeadline:
+            first = [s for s in (lead or ()) if s in folded]
+            shown = min(first, key=folded.find) if first else ""
+            self.stalls[key] = Stall(rule.hermes_id or "", rule, seconds, len(normalised), shown)
+            return None
+
     def _window(self, content: str) -> tuple[str, list[str]]:
         window = content[: self.max_scan_chars]
         if (self._no_ascii_invisible and window.isascii()) or self._invisible_re.search(window) is None:
@@ -438,6 +483,7 @@ class ThreatScanner:
     def scan(self, content: Optional[str], scope: str = "context") -> list[str]:
         """Pattern ids Hermes reports for ``content`` (invisible ids sorted by code point).
 
+        A pattern whose search passes the deadline is left out and recorded in :attr:`stalls` (issue 18).
         Raises ``ValueError`` for an unknown scope (as Hermes does).
         """
         if scope not in self._plan:
@@ -451,7 +497,7 @@ class ThreatScanner:
         # the audit's raw view holds the same folded text when the window is all of it and NFKC changes nothing
         share = normalised is window and len(window) == len(content)
         for rule, pat, lead in self._candidates(normalised, scope, folded, share):
-            if self._first_match(pat, lead, normalised, folded) is not None:
+            if self._guarded_match(rule, pat, lead, normalised, folded) is not None:
                 out.append(rule.hermes_id or "")
         return out
 
@@ -469,7 +515,8 @@ class ThreatScanner:
         return out
 
     def locate(self, content: Optional[str], scope: str = "context") -> list[ParityHit]:
-        """Like :meth:`scan`, with the first match of each id located in ``content``."""
+        """Like :meth:`scan`, with the first match of each id located in ``content`` (a pattern stopped at
+        the deadline is left out and recorded in :attr:`stalls`)."""
         if scope not in self._plan:
             self._patterns(scope)
         if not content:
@@ -485,7 +532,7 @@ class ThreatScanner:
         # the audit's raw view holds the same folded text when the window is all of it and NFKC changes nothing
         share = normalised is window and len(window) == len(content)
         for rule, pat, lead in self._candidates(normalised, scope, folded, share):
-            m = self._first_match(pat, lead, normalised, folded)
+            m = self._guarded_match(rule, pat, lead, normalised, folded)
             if m is None:
                 continue
             if mapped is None:
