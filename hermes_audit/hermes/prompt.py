@@ -1620,6 +1620,7 @@ class _Builder:
         from hermes_audit.hermes.verdict import read_blocks
 
         cfg = self.memory_cfg
+        failure = mem.load_failure_reason(self.stores, cfg)
         for rep in self.stores:
             id_ = "memory" if rep.target == "memory" else "user-profile"
             title = mem.BLOCK_HEADERS[rep.target]
@@ -1635,8 +1636,8 @@ class _Builder:
                 key = "memory_enabled" if rep.target == "memory" else "user_profile_enabled"
                 self.absent(id_, title, "volatile", f"config.yaml memory.{key} is false", path)
                 continue
-            if not cfg.loads:
-                self.absent(id_, title, "volatile", "; ".join(cfg.problems) or "memory not loaded", path)
+            if failure is not None:
+                self.absent(id_, title, "volatile", failure, path)
                 continue
             if not rep.block:
                 self.absent(id_, title, "volatile", rep.note or f"{rep.filename} has no entries", path)
