@@ -157,8 +157,8 @@ def _context_exit(report) -> int:
 @click.option("--hermes-home", type=click.Path(path_type=Path), default=None,
               help="HERMES_HOME (SOUL.md, config.yaml) [default: $HERMES_HOME or ~/.hermes].")
 @click.option("--hermes-version", type=click.Choice(VERSIONS), default="latest", show_default=True)
-@click.option("--context-length", type=click.IntRange(min=1), default=None, metavar="TOKENS",
-              help="The model's context window; Hermes derives the cap from it (tokens x 4 x 0.06, 20,000 to 500,000).")
+@click.option("--context-length", type=int, default=None, metavar="TOKENS",
+              help="The model's context window; Hermes derives the cap from it (tokens x 4 x 0.06, 20,000 to 500,000; 0 or less means unknown, as in Hermes).")
 @click.option("--max-chars", type=click.IntRange(min=1), default=None, metavar="N",
               help="The cap itself, as if context_file_max_chars were set in config.yaml.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), default=None,

@@ -199,7 +199,7 @@ def _max_share_from_config(cwd: Path) -> Optional[float]:
 @click.option("--profile", "profile_name", default=None, metavar="NAME",
               help="Hermes profile NAME (HERMES_HOME/profiles/NAME).")
 @click.option("--hermes-version", type=click.Choice(["latest", "0.19"]), default="latest", show_default=True)
-@click.option("--context-length", type=click.IntRange(min=1), default=None, metavar="TOKENS",
+@click.option("--context-length", type=int, default=None, metavar="TOKENS",
               help="The model's context window [default: config.yaml model.context_length, else unknown].")
 @click.option("--platform", default="cli", show_default=True, metavar="NAME",
               help="The surface: cli, tui, telegram, discord, slack, cron...")

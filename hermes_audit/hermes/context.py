@@ -394,7 +394,8 @@ def hermes_text(read: ReadResult, encoding: str) -> Optional[HermesText]:
     if not read.readable or read.text is None:
         return None
     base = 0
-    if read.status is ReadStatus.OVERSIZED:
+    whole = read.whole_text()
+    if read.status is ReadStatus.OVERSIZED and whole is None:
         head = read.text
         tail = read.tail or ""
         gap = read.total_chars - len(head) - len(tail)
@@ -409,7 +410,7 @@ def hermes_text(read: ReadResult, encoding: str) -> Optional[HermesText]:
         exact = "\r" not in head and "\r" not in tail
         return HermesText(LongText([h, gap, t], exact=exact, plain_gaps=bool(read.middle_plain) and gap > 0),
                           base, removed)
-    text = read.text
+    text = whole if whole is not None else read.text
     if encoding == "utf-8-sig" and text.startswith("\ufeff"):
         text = text[1:]
         base = 1
@@ -1136,7 +1137,10 @@ class _Sim:
         elif self.r.hang is not None:
             self.r.winner_reason = "undetermined: session start blocks forever"
         elif self.r.unpredictable is not None:
-            self.r.winner_reason = "undetermined: a symlink leaves the tree"
+            u = self.r.unpredictable
+            why = ("a symlink leaves the tree" if u.read is not None and u.read.status is ReadStatus.SYMLINK_ESCAPE
+                   else f"{u.display}: {u.reason}" if u.reason else f"{u.display} cannot be predicted")
+            self.r.winner_reason = f"undetermined: {why}"
         else:
             self.r.winner_reason = "no project context file has any content; the block holds no project section"
 

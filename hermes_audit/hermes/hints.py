@@ -412,6 +412,9 @@ class HintTracker:
         self.scanner = scanner
         self.latest = profile.name != "0.19"
         self.home = home if home is not None else os.path.expanduser("~")
+        if isinstance(self.fs, RealFS):
+            # Path.home() is absolute for a real user; a relative --home means relative to where we run
+            self.home = os.path.abspath(self.home)
         self._resolver = _Resolver(self.fs)
         wd = os.fspath(working_dir)
         wd = os.path.abspath(wd) if isinstance(self.fs, RealFS) else posixpath.normpath(wd)

@@ -1052,8 +1052,10 @@ class _Builder:
         prov = s.provider if s.provider is not None else (cfg_provider or self.env.get("HERMES_INFERENCE_PROVIDER", ""))
         self.provider_known = bool(prov) and prov != "auto"
         self.provider = prov if self.provider_known else ""
-        self.context_length = s.context_length or cfg_cl
-        self.window_source = ("--context-length" if s.context_length else
+        # a window of 0 or less given on the command line is what Hermes calls unknown (prompt_builder
+        # _dynamic_context_file_max_chars: not a positive int -> the 20,000 default)
+        self.context_length = s.context_length if s.context_length is not None else cfg_cl
+        self.window_source = ("--context-length" if s.context_length is not None else
                               ("config.yaml model.context_length" if cfg_cl else "unknown"))
         self.tools = set(DEFAULT_TOOLS if s.tools is None else s.tools)
         self.tools_source = "default (core tools that need no setup; pass --tools to match your session)" \

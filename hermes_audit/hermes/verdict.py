@@ -346,8 +346,23 @@ def verdict_for(
             LOADED,
             note="Hermes does not scan SKILL.md when loading skills; its skills guard runs only on hub installs",
         )
+    whole = doc.read.whole_text()
+    if whole is not None:
+        text = whole
+    elif not text.strip() or len(text.lstrip()) < SCAN_WINDOW_CHARS and not doc.kind.is_memory_store:
+        # Hermes strips the whole file before its scan (0.19.0 agent/prompt_builder.py): with this much
+        # leading whitespace its scan window starts in, or reaches, characters that were not read
+        return HermesVerdict(SKIPPED, message=(
+            f"not predictable: the first {len(text):,} characters are mostly whitespace and "
+            f"{doc.read.total_chars - len(text) - len(doc.read.tail or ''):,} characters after them were not read, "
+            "so the text Hermes scans after strip() is not known (raise --max-file-size to read it all)"))
     if doc.kind.is_memory_store:
         return _memory_verdict(doc, text, scanner, profile)
+    if doc.kind is DocumentKind.AGENTS_MD and not profile.agents_override and \
+            doc.path.replace("\\", "/").rsplit("/", 1)[-1] == "AGENTS.override.md":
+        # 0.19.0 agent/prompt_builder.py reads only AGENTS.md and agents.md
+        return HermesVerdict(SKIPPED, message=f"{profile.label} does not read AGENTS.override.md "
+                                              "(a newer Hermes prefers it to AGENTS.md)")
     unit = context_scan_unit(text, doc.kind, doc.label, profile)
     if unit is None:
         return HermesVerdict(SKIPPED, message="empty after strip(); Hermes treats it as absent")
@@ -368,6 +383,10 @@ def verdict_for(
             hits=hits,
         )
     return HermesVerdict(BLOCKED, ids, message=blocked_marker(doc.label, ids), hits=hits)
+
+
+#: Characters Hermes' scanner reads from the stripped text (``tools/threat_patterns.py``, 0.18.0+).
+SCAN_WINDOW_CHARS = 65_536
 
 
 #: The note of every ``distribution.yaml`` verdict.
