@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from hermes_audit.engine.catalog import VERSIONS
+from hermes_audit.hermes.profiles import profile_name_for
 from hermes_audit.findings import Severity
 
 #: Largest configuration file read (bytes).
@@ -96,9 +96,13 @@ def parse_table(table: Any, path: Path) -> Config:
     try:
         if "hermes-version" in table:
             v = str(table["hermes-version"])
-            if v not in VERSIONS:
-                raise ConfigError(f"{path}: hermes-version must be one of {', '.join(VERSIONS)}")
-            cfg.hermes_version = v
+            if v.strip().lower() == "auto":
+                cfg.hermes_version = None  # the default: the installed hermes-agent's profile, else latest
+            else:
+                try:
+                    cfg.hermes_version = profile_name_for(v)
+                except ValueError as exc:
+                    raise ConfigError(f"{path}: hermes-version: {exc}") from None
         if "select" in table:
             cfg.select = _str_list(path, "select", table["select"])
         if "ignore" in table:

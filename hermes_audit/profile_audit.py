@@ -299,7 +299,7 @@ def audit_distribution(
     options = options or ProfileOptions()
     catalog = catalog or load_catalog(options.rules_dir)
     profile = get_profile(options.hermes_version)
-    scanner = scanner_for(catalog.parity, profile.name)
+    scanner = scanner_for(catalog.parity, profile.scanner)
     root = root.absolute()
     tree = dist.walk_tree(root)
     shown_manifest = str(root.resolve() / dist.MANIFEST_FILENAME)
@@ -315,7 +315,7 @@ def audit_distribution(
     if read.error_kind == "missing":
         if source_kind == "git":
             report.refusal = (f"No {dist.MANIFEST_FILENAME} at the root of {report.source!r}."
-                              + ("" if profile.name == "latest" else " This repository is not a Hermes profile distribution."))
+                              + ("" if profile.lineage == "latest" else " This repository is not a Hermes profile distribution."))
         else:
             report.refusal = (f"No {dist.MANIFEST_FILENAME} in {source or root}. A local-directory source must contain a "
                               f"{dist.MANIFEST_FILENAME} at its root.")

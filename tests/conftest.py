@@ -33,3 +33,35 @@ def oracle():
         return Oracle(ensure_oracle())
     except OracleUnavailable as exc:
         pytest.skip(f"hermes-agent 0.19.0 oracle unavailable: {exc}")
+
+
+#: Releases with a differential test of their own (tests/test_parity_versions.py), each behind a marker
+#: ``hermes_<release>`` so one can run alone: ``pytest -m hermes_0_17_0``.
+ORACLE_RELEASES = ("0.15.0", "0.17.0", "0.18.2", "0.19.0")
+
+
+def pytest_configure(config):
+    for rel in ORACLE_RELEASES:
+        config.addinivalue_line("markers", f"hermes_{rel.replace('.', '_')}: differential tests against hermes-agent {rel}")
+
+
+_ORACLES: dict = {}
+
+
+@pytest.fixture(scope="session")
+def oracle_for():
+    """``oracle_for("0.17.0")``: the :class:`tests.oracle.Oracle` of that release (skips when it cannot be had)."""
+    from tests.oracle import Oracle, OracleUnavailable, ensure_oracle
+
+    def get(release: str):
+        if release not in _ORACLES:
+            try:
+                _ORACLES[release] = Oracle(ensure_oracle(release))
+            except OracleUnavailable as exc:
+                _ORACLES[release] = exc
+        got = _ORACLES[release]
+        if isinstance(got, Exception):
+            pytest.skip(f"hermes-agent {release} oracle unavailable: {got}")
+        return got
+
+    return get

@@ -149,11 +149,12 @@ def _raw_to_translated(nm: NewlineMap, raw_offset: int) -> int:
 # ---------------------------------------------------------------------------
 
 
-def memory_blocked_marker(filename: str, ids: list[str]) -> str:
-    """The snapshot placeholder for an entry with findings (``_sanitize_entries_for_snapshot``)."""
+def memory_blocked_marker(filename: str, ids: list[str], hint: str = "use memory(action=remove) to delete the original.") -> str:
+    """The snapshot placeholder for an entry with findings (``_sanitize_entries_for_snapshot``); ``hint`` is
+    the profile's :attr:`~hermes_audit.hermes.profiles.VersionProfile.memory_blocked_hint`."""
     return (
         f"[BLOCKED: {filename} entry contained threat pattern(s): {', '.join(ids)}. Removed from system prompt; "
-        "use memory(action=remove) to delete the original.]"
+        f"{hint}]"
     )
 
 
@@ -287,7 +288,7 @@ def scan_entries(
         for h in located:
             s, e = raw_span(text, off, h.start, h.end, nm)
             hits.append(LocatedHit(h, s, e, f"{filename} entry {i + 1}"))
-        rendered = memory_blocked_marker(filename, ids) if ids else entry
+        rendered = memory_blocked_marker(filename, ids, profile.memory_blocked_hint) if ids else entry
         verdicts.append(EntryVerdict(i, off, e0 - s0, BLOCKED if ids else LOADED, ids, rendered))
     return verdicts, hits
 

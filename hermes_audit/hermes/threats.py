@@ -40,6 +40,7 @@ the two). The fast path differs only in what it skips:
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass
 from typing import Optional
@@ -259,7 +260,10 @@ class ThreatScanner:
         self.version = version
         self.parity = parity
         cfg = parity.versions[version]
-        self.max_scan_chars = cfg.max_scan_chars
+        #: characters of the content scanned (no window before hermes-agent 0.18.0: the whole text)
+        self.max_scan_chars = cfg.max_scan_chars if cfg.max_scan_chars is not None else sys.maxsize
+        #: whether the window is NFKC-normalised before the patterns run (hermes-agent 0.18.0 and later)
+        self.nfkc = cfg.nfkc
         self.invisible = cfg.invisible_chars
         self._no_ascii_invisible = not any(c.isascii() for c in self.invisible)
         self._invisible_re = re.compile("[" + "".join(re.escape(c) for c in sorted(self.invisible)) + "]")
@@ -429,6 +433,13 @@ class ThreatScanner:
                 return m
         return None
 
+    def _normalised(self, window: str) -> str:
+        """The text the patterns run on: ``window`` itself, or its NFKC form (``window`` is returned
+        unchanged, the same object, when NFKC is off or cannot change it)."""
+        if not self.nfkc or window.isascii():
+            return window
+        return unicodedata.normalize("NFKC", window)
+
     def _window(self, content: str) -> tuple[str, list[str]]:
         window = content[: self.max_scan_chars]
         if (self._no_ascii_invisible and window.isascii()) or self._invisible_re.search(window) is None:
@@ -446,7 +457,7 @@ class ThreatScanner:
             return []
         window, present = self._window(content)
         out = [f"invisible_unicode_U+{ord(c):04X}" for c in present]
-        normalised = window if window.isascii() else unicodedata.normalize("NFKC", window)
+        normalised = self._normalised(window)
         folded = fold(normalised)
         # the audit's raw view holds the same folded text when the window is all of it and NFKC changes nothing
         share = normalised is window and len(window) == len(content)
@@ -462,7 +473,7 @@ class ThreatScanner:
             return []
         window = content[: self.max_scan_chars]
         out = [f"invisible_unicode_U+{ord(c):04X}" for c in sorted(set(window) & self.invisible)]
-        normalised = unicodedata.normalize("NFKC", window)
+        normalised = unicodedata.normalize("NFKC", window) if self.nfkc else window
         for rule, pat in patterns:
             if pat.search(normalised):
                 out.append(rule.hermes_id or "")
@@ -480,7 +491,7 @@ class ThreatScanner:
             i = window.index(ch)
             hits.append(ParityHit(f"invisible_unicode_U+{ord(ch):04X}", self.parity.invisible_rule, i, i + 1, f"U+{ord(ch):04X}"))
         mapped = None
-        normalised = window if window.isascii() else unicodedata.normalize("NFKC", window)
+        normalised = self._normalised(window)
         folded = fold(normalised)
         # the audit's raw view holds the same folded text when the window is all of it and NFKC changes nothing
         share = normalised is window and len(window) == len(content)
@@ -488,9 +499,12 @@ class ThreatScanner:
             m = self._first_match(pat, lead, normalised, folded)
             if m is None:
                 continue
-            if mapped is None:
-                mapped = nfkc(window)
-            s, e = mapped.to_raw(m.start(), max(m.end(), m.start() + 1))
+            if normalised is window:
+                s, e = m.start(), max(m.end(), m.start() + 1)
+            else:
+                if mapped is None:
+                    mapped = nfkc(window)
+                s, e = mapped.to_raw(m.start(), max(m.end(), m.start() + 1))
             hits.append(ParityHit(rule.hermes_id or "", rule, s, e))
         return hits
 
