@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from hermes_audit.engine.catalog import VERSIONS
+from hermes_audit.hermes.profiles import profile_name_for
 from hermes_audit.findings import Severity
 
 #: Largest configuration file read (bytes).
@@ -99,9 +99,13 @@ def parse_table(table: Any, path: Path) -> Config:
             if not isinstance(v, str):  # `0.19` unquoted is the float 0.19 (and 0.190 the same): say so, never guess
                 raise ConfigError(f"{path}: hermes-version must be a quoted string, e.g. hermes-version = \"0.19\" "
                                   f"(got the {type(v).__name__} {v!r})")
-            if v not in VERSIONS:
-                raise ConfigError(f"{path}: hermes-version must be one of {', '.join(VERSIONS)}")
-            cfg.hermes_version = v
+            if v.strip().lower() == "auto":
+                cfg.hermes_version = None  # the default: the installed hermes-agent's profile, else latest
+            else:
+                try:
+                    cfg.hermes_version = profile_name_for(v)
+                except ValueError as exc:
+                    raise ConfigError(f"{path}: hermes-version: {exc}") from None
         if "select" in table:
             cfg.select = _str_list(path, "select", table["select"])
         if "ignore" in table:

@@ -132,7 +132,7 @@ def audit_memory(
     unknown version or rule selector (both one line)."""
     catalog = catalog or load_catalog()
     profile = get_profile(hermes_version)
-    scanner = scanner_for(catalog.parity, profile.name)
+    scanner = scanner_for(catalog.parity, profile.scanner)
     home, stores = resolve_inputs(list(paths), profile_name, target, environ)
     cfg = mem.read_memory_config(home, limits)
     rules = [_with_limits(r, cfg) for r in select_rules(catalog, select, list(ignore))]

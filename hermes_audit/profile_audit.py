@@ -302,7 +302,7 @@ def audit_distribution(
     options = options or ProfileOptions()
     catalog = catalog or load_catalog(options.rules_dir)
     profile = get_profile(options.hermes_version)
-    scanner = scanner_for(catalog.parity, profile.name)
+    scanner = scanner_for(catalog.parity, profile.scanner)
     root = root.absolute()
     tree = dist.walk_tree(root)
     shown_manifest = str(root.resolve() / dist.MANIFEST_FILENAME)
@@ -318,20 +318,20 @@ def audit_distribution(
     if read.error_kind == "missing":
         if source_kind == "git":
             report.refusal = (f"No {dist.MANIFEST_FILENAME} at the root of {report.source!r}."
-                              + ("" if profile.name == "latest" else " This repository is not a Hermes profile distribution."))
+                              + ("" if profile.lineage == "latest" else " This repository is not a Hermes profile distribution."))
         else:
             report.refusal = (f"No {dist.MANIFEST_FILENAME} in {source or root}. A local-directory source must contain a "
                               f"{dist.MANIFEST_FILENAME} at its root.")
     elif not installed:
-        report.refusal = dist.refusal(tree, read, profile.name, options.override_name, None)
+        # Hermes' order (plan_install): hermes_requires before the profile name, so a version mismatch
+        # is the message Hermes gives even when the name is bad too; it is kept apart from refusals that
+        # say the distribution itself is broken
+        report.refusal = dist.refusal(tree, read, profile.name, options.override_name, current)
         if read.error_kind == "limit" and report.refusal == read.error:  # hermes-audit's limit, not Hermes' refusal
             report.refusal = None
             report.not_evaluated = f"{read.error}; {read.hermes_effect or 'what Hermes does with it is not predicted'}"
-        if report.refusal is None and current and read.manifest is not None:
-            try:
-                dist.check_hermes_requires(read.manifest.hermes_requires, current)
-            except dist.DistributionError as exc:
-                report.version_refusal = str(exc)
+        if report.refusal is not None and report.refusal.startswith(dist.VERSION_MISMATCH_PREFIX):
+            report.version_refusal, report.refusal = report.refusal, None
     manifest = read.manifest or dist.Manifest(name="unnamed")
     if read.manifest is not None:
         report.notes.extend(f"distribution.yaml: {n}" for n in read.manifest.notes)

@@ -17,7 +17,7 @@ from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, ReadStatus, is_dir_
 from hermes_audit.engine.catalog import DEFAULT_VERSION, Catalog, Rule, load_catalog
 from hermes_audit.engine.engine import Engine, EngineError, make_finding
 from hermes_audit.findings import Finding, Position, Severity, Span, assign_fingerprints
-from hermes_audit.hermes.profiles import VersionProfile, get_profile
+from hermes_audit.hermes.profiles import VERSIONS, VersionProfile, get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.hermes.verdict import (BLOCKED, WARNED, HermesVerdict, MemoScanner, manifest_state_from_text,
                                         verdict_for)
@@ -442,7 +442,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     rules = select_rules(catalog, options.select, options.ignore)
     select_rules(catalog, None, [s for sels in options.per_path_ignores.values() for s in sels])  # each names a rule
     selected_codes = {r.code for r in rules}
-    scanner = scanner_for(catalog.parity, profile.name)
+    scanner = scanner_for(catalog.parity, profile.scanner)
     engine = Engine(rules)
     # issue 8: the audit rules search the same texts for their keywords: Hermes' scanner shares that search
     scanner.share_keywords = any(r.patterns for r in engine.rules)
@@ -498,7 +498,12 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
         if verdict is not None and (options.loading or options.prompt):
             memo.seed_verdict(doc, verdict, profile)
     stalled = len(scanner.stalls)
-    loading = _simulate_loading(paths, catalog, rules, profile, memo, options)
+    session = profile.session_model  # the session simulation is modelled for this profile
+    if not session and (options.loading or options.prompt):
+        result.notes.append(f"{profile.label}: per-file verdicts only; the session simulation (chain, truncation, "
+                            "hints, the prompt) is modelled for " + ", ".join(n for n in VERSIONS
+                                                                               if get_profile(n).session_model))
+    loading = _simulate_loading(paths, catalog, rules, profile, memo, options) if session else None
     for doc, (verdict, kept, errors) in zip(docs, scanned):
         if doc.read.status is ReadStatus.OVERSIZED:
             r = doc.read
@@ -513,8 +518,9 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
         result.errors.extend(errors)
         result.findings.extend(kept)
     _add_seam_findings(result, engine, profile, options, all_rules)
-    _add_loading_findings(result, loading, catalog, options, all_rules, rule_index)
-    _add_prompt_findings(result, paths, catalog, rules, profile, memo, options, all_rules, rule_index)
+    if session:
+        _add_loading_findings(result, loading, catalog, options, all_rules, rule_index)
+        _add_prompt_findings(result, paths, catalog, rules, profile, memo, options, all_rules, rule_index)
     for st in list(scanner.stalls.values())[stalled:]:  # issue 18: a text only the session model scans
         result.errors.append(EngineError(st.rule.code, "", f"Hermes pattern '{st.pattern_id}' stopped after "
                                          f"{st.seconds:g} s on a text of the session model ({st.chars:,} "

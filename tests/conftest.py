@@ -66,7 +66,9 @@ FAST_DEFAULT = "not slow and not oracle"
 def pytest_configure(config):
     """The fast default applies to a plain ``pytest`` only: naming test files, directories or node ids runs
     every test in them (``pytest tests/test_precommit.py`` must not deselect the whole file). An explicit
-    ``-m`` always wins."""
+    ``-m`` always wins. Also registers the ``hermes_<release>`` markers of :data:`ORACLE_RELEASES`."""
+    for rel in ORACLE_RELEASES:
+        config.addinivalue_line("markers", f"hermes_{rel.replace('.', '_')}: differential tests against hermes-agent {rel}")
     args_source = getattr(config, "args_source", None)
     explicit_m = any(str(a).startswith("-m") for a in config.invocation_params.args)
     if config.option.markexpr == FAST_DEFAULT and not explicit_m and args_source is not None \
@@ -82,5 +84,32 @@ def pytest_collection_modifyitems(config, items):
         path, _, name = item.nodeid.partition("::")
         if path in SLOW or f"{path}::{name.split('[', 1)[0]}" in SLOW:
             item.add_marker(slow)
-        if "oracle" in getattr(item, "fixturenames", ()):
+        if {"oracle", "oracle_for"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(oracle)
+
+
+#: Releases with a differential test of their own (tests/test_parity_versions.py), each behind a marker
+#: ``hermes_<release>`` so one can run alone: ``pytest -m hermes_0_17_0``.
+ORACLE_RELEASES = ("0.15.0", "0.17.0", "0.18.2", "0.19.0")
+
+
+_ORACLES: dict = {}
+
+
+@pytest.fixture(scope="session")
+def oracle_for():
+    """``oracle_for("0.17.0")``: the :class:`tests.oracle.Oracle` of that release (skips when it cannot be had)."""
+    from tests.oracle import Oracle, OracleUnavailable, ensure_oracle
+
+    def get(release: str):
+        if release not in _ORACLES:
+            try:
+                _ORACLES[release] = Oracle(ensure_oracle(release))
+            except OracleUnavailable as exc:
+                _ORACLES[release] = exc
+        got = _ORACLES[release]
+        if isinstance(got, Exception):
+            pytest.skip(f"hermes-agent {release} oracle unavailable: {got}")
+        return got
+
+    return get

@@ -27,20 +27,22 @@ class OracleUnavailable(Exception):
     pass
 
 
-def venv_dir() -> Path:
+def venv_dir(release: str = ORACLE_VERSION) -> Path:
+    """The cached environment of one release (``$HERMES_AUDIT_ORACLE_VENV`` overrides 0.19.0's)."""
     env = os.environ.get("HERMES_AUDIT_ORACLE_VENV")
-    if env:
+    if env and release == ORACLE_VERSION:
         return Path(env)
-    return Path.home() / ".cache" / "hermes-audit" / f"oracle-{ORACLE_VERSION}"
+    return Path.home() / ".cache" / "hermes-audit" / f"oracle-{release}"
 
 
 def _python(venv: Path) -> Path:
     return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
-def ensure_oracle() -> Path:
-    """Path of the oracle's Python, creating the environment when needed. Raises OracleUnavailable."""
-    venv = venv_dir()
+def ensure_oracle(release: str = ORACLE_VERSION) -> Path:
+    """Path of the oracle's Python for ``hermes-agent==release``, creating its environment when needed.
+    Raises OracleUnavailable."""
+    venv = venv_dir(release)
     py = _python(venv)
     marker = venv / ".hermes-agent-ok"
     if py.exists() and marker.exists():
@@ -49,11 +51,11 @@ def ensure_oracle() -> Path:
         venv.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True, capture_output=True, timeout=300)
         proc = subprocess.run(
-            [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", f"hermes-agent=={ORACLE_VERSION}"],
+            [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", f"hermes-agent=={release}"],
             capture_output=True, text=True, timeout=900,
         )
         if proc.returncode != 0:
-            raise OracleUnavailable(f"pip install hermes-agent=={ORACLE_VERSION} failed: {proc.stderr.strip()[-400:]}")
+            raise OracleUnavailable(f"pip install hermes-agent=={release} failed: {proc.stderr.strip()[-400:]}")
         check = subprocess.run([str(py), "-c", "import tools.threat_patterns, agent.prompt_builder"],
                                capture_output=True, text=True, timeout=120)
         if check.returncode != 0:

@@ -54,9 +54,11 @@ def _parity_params():
     for r in cat.parity.rules:
         for v in VERSIONS:
             for ex in r.examples_match:
-                yield pytest.param(r.hermes_id, r.scope, v, ex, True, id=f"{r.code}-{v}-match")
+                yield pytest.param(r.hermes_id, r.scope, v, ex, v not in r.examples_except.get(ex, ()),
+                                   id=f"{r.code}-{v}-match")
             for ex in r.examples_no_match:
-                yield pytest.param(r.hermes_id, r.scope, v, ex, False, id=f"{r.code}-{v}-nomatch")
+                yield pytest.param(r.hermes_id, r.scope, v, ex, v in r.examples_except.get(ex, ()),
+                                   id=f"{r.code}-{v}-nomatch")
 
 
 @pytest.mark.parametrize("pid,scope,version,text,should", list(_parity_params()))

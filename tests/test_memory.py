@@ -133,14 +133,15 @@ def test_config_limits_and_enabled_flags(tmp_path):
     assert cfg.loads
 
 
-@pytest.mark.parametrize("body,problem", [
-    ("memory:\n  memory_char_limit: 'lots'\n", "not a number"),
-    ("memory: 7\n", "not a mapping"),
+@pytest.mark.parametrize("body,problem,loads", [
+    # a limit that is not a number fails only when that store has entries (load_failure_reason)
+    ("memory:\n  memory_char_limit: 'lots'\n", "not a number", True),
+    ("memory: 7\n", "not a mapping", False),
 ])
-def test_config_values_hermes_cannot_use(tmp_path, body, problem):
+def test_config_values_hermes_cannot_use(tmp_path, body, problem, loads):
     (tmp_path / "config.yaml").write_text(body, encoding="utf-8")
     cfg = mem.read_memory_config(tmp_path)
-    assert not cfg.loads
+    assert cfg.loads is loads
     assert any(problem in p for p in cfg.problems)
 
 
@@ -401,3 +402,24 @@ def test_over_limit_share_is_not_capped_and_every_output_agrees(tmp_path):
     assert "2,212/2,200 characters (100%) OVER LIMIT (101% of it)" in out and "(101% of its limit;" in out, out
     prompt = CliRunner().invoke(cli, ["prompt", "--hermes-home", str(tmp_path), "--cwd", str(tmp_path)]).output
     assert "2,212 of 2,200 characters (101%)" in prompt, prompt
+
+
+def test_cli_render_one_store_not_utf8_loads_no_memory(tmp_path):
+    """hermes-agent 0.19.0: ``MemoryStore.load_from_disk`` raises on USER.md's decode error and
+    ``agent_init`` swallows it, so MEMORY.md's block is not in the prompt either."""
+    home = _home(tmp_path, memory="User likes tea")
+    (home / "memories" / "USER.md").write_bytes(b"Jos\xe9")
+    r = run(["memory", str(home), "--render"])
+    assert r.output == ""
+    data = json.loads(run(["memory", str(home), "--format", "json"]).output)
+    assert data["memory"]["snapshot"] == ""
+
+
+def test_cli_render_non_numeric_limit_of_an_empty_store(tmp_path):
+    """A limit that is not a number only matters for a store with entries (``_render_block`` returns
+    early for none): the other store's block is still rendered; with entries, no memory at all."""
+    home = _home(tmp_path, user="Name: Ana", config='memory:\n  memory_char_limit: "300"\n')
+    out = run(["memory", str(home), "--render"]).output
+    assert "USER PROFILE (who the user is)" in out and "Name: Ana" in out
+    home2 = _home(tmp_path / "b", memory="User likes tea", user="Name: Ana", config="memory:\n  memory_char_limit: 1e3\n")
+    assert run(["memory", str(home2), "--render"]).output == ""

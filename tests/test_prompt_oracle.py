@@ -26,9 +26,12 @@ from hermes_audit.hermes.tokens import get_counter
 DEFAULT = sorted(P.DEFAULT_TOOLS)
 
 
-def w(path: Path, text: str) -> None:
+def w(path: Path, text) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -112,6 +115,23 @@ def _cases(base: Path) -> list[dict]:
     w(h / "config.yaml", f"agent:\n  environment_probe: false\n  coding_context: \"on\"\n"
                          f"  coding_instructions: [\"Run tests first\", \"Small diffs\"]\n"
                          f"  system_prompt: \"\"\nskills:\n  external_dirs: [\"{ext}\"]\n")
+    # 6: USER.md is not UTF-8: load_from_disk raises, agent_init swallows it, neither memory block is loaded
+    d, h = case("c6")
+    w(h / "SOUL.md", "Soul.\n")
+    w(h / "memories" / "MEMORY.md", "User likes tea")
+    w(h / "memories" / "USER.md", b"Jos\xe9")
+    w(h / "config.yaml", "agent:\n  environment_probe: false\n")
+    # 7: a limit that is not a number, for a store with no entries: its block returns early, the other loads
+    d, h = case("c7")
+    w(h / "SOUL.md", "Soul.\n")
+    w(h / "memories" / "USER.md", "Name: Ana")
+    w(h / "config.yaml", "agent:\n  environment_probe: false\nmemory:\n  memory_char_limit: \"300\"\n")
+    # 8: the same limit (1e3 is a string to YAML) for a store with entries: rendering raises, no memory at all
+    d, h = case("c8")
+    w(h / "SOUL.md", "Soul.\n")
+    w(h / "memories" / "MEMORY.md", "User likes tea")
+    w(h / "memories" / "USER.md", "Name: Ana")
+    w(h / "config.yaml", "agent:\n  environment_probe: false\nmemory:\n  memory_char_limit: 1e3\n")
     return cases
 
 
@@ -160,6 +180,9 @@ def test_prompt_equals_hermes_019_byte_for_byte(oracle, site_packages, tmp_path)
     assert list(st[3]) == ["identity", "help-guidance", "environment-hints", "active-profile", "platform-hint", "session"]
     assert "Thursday, July 16, 2026" in ours[3].prompt  # 01:30 in Asia/Kolkata
     assert "coding-instructions" in st[4] and "- other: only outside" in ours[4].prompt
+    assert "memory" not in st[5] and "user-profile" not in st[5]
+    assert "memory" not in st[6] and st[6]["user-profile"] == "loaded"
+    assert "memory" not in st[7] and "user-profile" not in st[7]
 
 
 def test_git_workspace_known_layers_match_hermes(oracle, site_packages, tmp_path):

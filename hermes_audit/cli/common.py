@@ -113,3 +113,64 @@ def report_stalls(scanner, before: int) -> bool:
                    "start-up; this report assumes it does not match", err=True)
     return bool(stalls)
 
+
+# ---------------------------------------------------------------------------
+# --hermes-version
+# ---------------------------------------------------------------------------
+
+
+def resolve_hermes_version(value: Optional[str], path_env: Optional[str] = None) -> tuple[str, str]:
+    """The version profile for ``--hermes-version`` and a note for stderr (``""`` for none).
+
+    ``value`` is what the user gave: a profile (``0.19``), a release (``0.17.0``), ``latest``, ``auto``,
+    or ``None`` (the default, which is ``auto`` without its notes). ``auto`` reads the installed
+    hermes-agent (:func:`hermes_audit.documents.installed_hermes.find_installed_hermes`) and uses
+    its profile, else ``latest``. Raises :class:`CliError` for a version no profile models.
+    """
+    from hermes_audit.documents.installed_hermes import find_installed_hermes
+    from hermes_audit.hermes.profiles import profile_name_for
+
+    if value is not None and value.strip().lower() != "auto":
+        try:
+            return profile_name_for(value), ""
+        except ValueError as exc:
+            raise CliError(f"--hermes-version: {exc}") from None
+    explicit = value is not None
+    found = find_installed_hermes(path_env)
+    if found is None:
+        return "latest", ("note: --hermes-version auto found no installed hermes-agent (no package in this "
+                          "environment, no hermes on PATH); using latest" if explicit else "")
+    try:
+        name = profile_name_for(found.version)
+    except ValueError:
+        return "latest", (f"note: hermes-agent {found.version} ({found.where}) has no version profile; using latest; "
+                          "pin one with --hermes-version")
+    return name, (f"note: using version profile {name} for hermes-agent {found.version} ({found.where})"
+                  if explicit else "")
+
+
+class HermesVersionType(click.ParamType):
+    """``--hermes-version``: any name :func:`resolve_hermes_version` takes; converts to a profile name."""
+
+    name = "VERSION"
+
+    def convert(self, value, param, ctx):
+        if value is None:
+            return None
+        name, note = resolve_hermes_version(str(value))
+        if note:
+            click.echo(note, err=True)
+        return name
+
+
+HERMES_VERSION = HermesVersionType()
+#: The --hermes-version help, shared by every command.
+HERMES_VERSION_HELP = ("Hermes version to predict: a release (0.15.0 to 0.19.0), a profile (latest, 0.19, 0.18, 0.15) "
+                       "or auto (the installed hermes-agent) [default: auto, else latest].")
+
+
+def default_hermes_version(value: Optional[str]) -> str:
+    """The profile for an option left at its default (``None``): the installed hermes-agent's, else latest."""
+    if value is not None:
+        return value
+    return resolve_hermes_version(None)[0]

@@ -20,14 +20,14 @@ from pathlib import Path
 
 import click
 
-from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output, terminal_safe, exact_or_safe, report_stalls
+from hermes_audit.hermes.profiles import get_profile, require_session_model
+from hermes_audit.cli.common import HERMES_VERSION, HERMES_VERSION_HELP, default_hermes_version, EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output, terminal_safe, exact_or_safe, report_stalls
 
 VERSIONS = ["latest", "0.19"]
 
 
 def _scanner(version: str):
     from hermes_audit.engine.catalog import CatalogError, load_catalog
-    from hermes_audit.hermes.profiles import get_profile
     from hermes_audit.hermes.threats import scanner_for
 
     try:
@@ -35,7 +35,7 @@ def _scanner(version: str):
     except CatalogError as exc:
         raise CliError(str(exc)) from None
     profile = get_profile(version)
-    return profile, scanner_for(catalog.parity, profile.name)
+    return profile, scanner_for(catalog.parity, profile.scanner)
 
 
 def _fmt_chars(n: int) -> str:
@@ -156,9 +156,9 @@ def _context_exit(report) -> int:
               help="The session's working directory.")
 @click.option("--hermes-home", type=click.Path(path_type=Path), default=None,
               help="HERMES_HOME (SOUL.md, config.yaml) [default: $HERMES_HOME or ~/.hermes].")
-@click.option("--hermes-version", type=click.Choice(VERSIONS), default="latest", show_default=True)
-@click.option("--context-length", type=click.IntRange(min=1), default=None, metavar="TOKENS",
-              help="The model's context window; Hermes derives the cap from it (tokens x 4 x 0.06, 20,000 to 500,000).")
+@click.option("--hermes-version", type=HERMES_VERSION, default=None, help=HERMES_VERSION_HELP)
+@click.option("--context-length", type=int, default=None, metavar="TOKENS",
+              help="The model's context window; Hermes derives the cap from it (tokens x 4 x 0.06, 20,000 to 500,000; 0 or less means unknown, as in Hermes).")
 @click.option("--max-chars", type=click.IntRange(min=1), default=None, metavar="N",
               help="The cap itself, as if context_file_max_chars were set in config.yaml.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
@@ -175,6 +175,11 @@ def context(cwd, hermes_home, hermes_version, context_length, max_chars, config_
     """What a Hermes session started in --cwd loads: the winning context type and why, every other candidate
     with the reason it is not loaded, each section (loaded, blocked, truncated with the lost headings), the cap
     and its source, and SOUL.md. --render prints the exact '# Project Context' block Hermes injects."""
+    hermes_version = default_hermes_version(hermes_version)
+    try:
+        require_session_model(get_profile(hermes_version), 'hermes-audit context (the session simulation)')
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     from hermes_audit.hermes.context import cap_from_config, default_hermes_home, read_hermes_config, simulate_context
     from hermes_audit.hermes.truncation import UnknownText
 
@@ -227,7 +232,7 @@ def render_hints_text(report, show_text: bool = True) -> str:
     p = report.profile
     lines = [f"{p.label}: subdirectory hints for a session in {report.working_dir}"]
     cap = p.hint_max_chars
-    how = "head kept, rest dropped silently" if p.name == "0.19" else "head and tail kept around a marker"
+    how = "head kept, rest dropped silently" if p.lineage == "0.19" else "head and tail kept around a marker"
     lines.append(f"  per-file cap: {_fmt_chars(cap)} characters ({how})")
     if report.mode == "all":
         lines.append("  worst case (--all): every directory of the tree touched once, in path order")
@@ -296,7 +301,7 @@ def _rel(path: str, base: str) -> str:
               help='Tool calls as JSON lines: {"tool": NAME, "args": {...}} per line.')
 @click.option("--all", "all_dirs", is_flag=True,
               help="Worst case: every hint file in the tree, as if the agent touched each directory once.")
-@click.option("--hermes-version", type=click.Choice(VERSIONS), default="latest", show_default=True)
+@click.option("--hermes-version", type=HERMES_VERSION, default=None, help=HERMES_VERSION_HELP)
 @click.option("--home", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="What ~ and the home directory mean [default: this user's home].")
 @click.option("--no-text", is_flag=True, help="Text format: do not print the appended text itself.")
@@ -309,6 +314,11 @@ def hints(paths, cwd, trace, all_dirs, hermes_version, home, no_text, fmt, outpu
 
     PATHS are read_file calls on those paths (in order). --trace gives any tool calls; --all the worst case.
     """
+    hermes_version = default_hermes_version(hermes_version)
+    try:
+        require_session_model(get_profile(hermes_version), 'hermes-audit hints (the subdirectory-hint simulation)')
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     from hermes_audit.hermes.hints import BLOCKED, UNPREDICTABLE, TraceError, read_trace, simulate_hints
 
     if all_dirs and (trace is not None or paths):

@@ -8,7 +8,7 @@ from typing import Optional
 
 import click
 
-from hermes_audit.cli.common import CliError, color_enabled, write_output, exact_or_safe
+from hermes_audit.cli.common import HERMES_VERSION, HERMES_VERSION_HELP, default_hermes_version, CliError, color_enabled, write_output, exact_or_safe
 
 SEVERITIES = ["info", "low", "medium", "high", "critical"]
 
@@ -84,8 +84,7 @@ def render_text(audit, color: bool) -> str:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path, readable=False))
 @click.option("--profile", "profile_name", default=None, metavar="NAME",
               help="Read the profile NAME (HERMES_HOME/profiles/NAME) instead of the home itself.")
-@click.option("--hermes-version", type=click.Choice(["latest", "0.19"]), default="latest", show_default=True,
-              help="Hermes version profile to predict.")
+@click.option("--hermes-version", type=HERMES_VERSION, default=None, help=HERMES_VERSION_HELP)
 @click.option("--target", type=click.Choice(["memory", "user"]), default=None,
               help="Store type of FILE arguments not named USER.md [default: memory].")
 @click.option("--memory-limit", type=click.IntRange(min=0), default=None,
@@ -118,6 +117,7 @@ def memory(paths, profile_name, hermes_version, target, memory_limit, user_limit
     blocks, or a store that makes Hermes load no memory (not UTF-8) or hang
     (a FIFO), 2 usage or input error, 3 incomplete.
     """
+    hermes_version = default_hermes_version(hermes_version)
     from hermes_audit.engine.catalog import CatalogError
     from hermes_audit.findings import Severity
     from hermes_audit.memory_audit import MemoryInputError, audit_memory

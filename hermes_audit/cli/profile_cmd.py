@@ -9,7 +9,8 @@ from typing import Optional
 
 import click
 
-from hermes_audit.cli.common import CliError, color_enabled, plural, write_output
+from hermes_audit.hermes.profiles import get_profile, require_session_model
+from hermes_audit.cli.common import HERMES_VERSION, HERMES_VERSION_HELP, default_hermes_version, CliError, color_enabled, plural, write_output
 
 SEVERITIES = ["info", "low", "medium", "high", "critical"]
 
@@ -253,8 +254,7 @@ def to_json(report) -> dict:
 
 @click.command()
 @click.argument("source")
-@click.option("--hermes-version", type=click.Choice(["latest", "0.19"]), default="latest", show_default=True,
-              help="Hermes version profile to predict.")
+@click.option("--hermes-version", type=HERMES_VERSION, default=None, help=HERMES_VERSION_HELP)
 @click.option("--name", "override_name", default=None, metavar="NAME",
               help="The --name you will give `hermes profile install`.")
 @click.option("--hermes-current", default=None, metavar="VERSION",
@@ -295,6 +295,11 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
     or input error (with --keep-tree: also when the tree could not be kept),
     3 incomplete audit.
     """
+    hermes_version = default_hermes_version(hermes_version)
+    try:
+        require_session_model(get_profile(hermes_version), 'hermes-audit profile (the install plan)')
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     from hermes_audit.engine.catalog import CatalogError
     from hermes_audit.findings import Severity
     from hermes_audit.gitsource import GitSourceError, cloned, redact_url

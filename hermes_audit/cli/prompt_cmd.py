@@ -27,7 +27,8 @@ from typing import Optional
 
 import click
 
-from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output, terminal_safe, exact_or_safe, report_stalls
+from hermes_audit.hermes.profiles import get_profile, require_session_model
+from hermes_audit.cli.common import HERMES_VERSION, HERMES_VERSION_HELP, default_hermes_version, EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output, terminal_safe, exact_or_safe, report_stalls
 
 
 def _fmt_pct(x: float) -> str:
@@ -198,8 +199,8 @@ def _max_share_from_config(cwd: Path) -> Optional[float]:
               help="HERMES_HOME [default: $HERMES_HOME, else ~/.hermes].")
 @click.option("--profile", "profile_name", default=None, metavar="NAME",
               help="Hermes profile NAME (HERMES_HOME/profiles/NAME).")
-@click.option("--hermes-version", type=click.Choice(["latest", "0.19"]), default="latest", show_default=True)
-@click.option("--context-length", type=click.IntRange(min=1), default=None, metavar="TOKENS",
+@click.option("--hermes-version", type=HERMES_VERSION, default=None, help=HERMES_VERSION_HELP)
+@click.option("--context-length", type=int, default=None, metavar="TOKENS",
               help="The model's context window [default: config.yaml model.context_length, else unknown].")
 @click.option("--platform", default="cli", show_default=True, metavar="NAME",
               help="The surface: cli, tui, telegram, discord, slack, cron...")
@@ -230,11 +231,15 @@ def prompt(cwd, hermes_home, profile_name, hermes_version, context_length, platf
     """The system prompt a Hermes session started in --cwd would begin with, layer by layer: identity
     (SOUL.md), Hermes' guidance, the skills index, the project context, the memory snapshot, the session line,
     the platform hint; with each layer's tier, status, size and tokens, and a budget table."""
+    hermes_version = default_hermes_version(hermes_version)
+    try:
+        require_session_model(get_profile(hermes_version), 'hermes-audit prompt (the system-prompt dry run)')
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     from hermes_audit.engine.catalog import CatalogError, load_catalog
     from hermes_audit.findings import assign_fingerprints
     from hermes_audit.hermes import memory as mem
     from hermes_audit.hermes.hermes_source import SourceError, find_source
-    from hermes_audit.hermes.profiles import get_profile
     from hermes_audit.hermes.prompt import (
         DEFAULT_MAX_SHARE, PromptError, PromptSettings, assemble, issues_to_findings, parse_now, parse_tools,
         prompt_issues,
@@ -265,7 +270,7 @@ def prompt(cwd, hermes_home, profile_name, hermes_version, context_length, platf
     try:
         catalog = load_catalog()
         profile = get_profile(hermes_version)
-        scanner = scanner_for(catalog.parity, profile.name)
+        scanner = scanner_for(catalog.parity, profile.scanner)
         stalled = len(scanner.stalls)
         report = assemble(settings, profile, scanner, source, counter=counter)
     except (PromptError, CatalogError, ValueError) as exc:

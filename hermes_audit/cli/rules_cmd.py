@@ -6,7 +6,7 @@ import json
 
 import click
 
-from hermes_audit.cli.common import CliError
+from hermes_audit.cli.common import HERMES_VERSION, HERMES_VERSION_HELP, default_hermes_version, CliError
 
 
 def _catalog():
@@ -98,9 +98,10 @@ def rules_markdown(rows) -> str:
 
 @click.command()
 @click.argument("code")
-@click.option("--hermes-version", type=click.Choice(["latest", "0.19"]), default="latest", show_default=True)
+@click.option("--hermes-version", type=HERMES_VERSION, default=None, help=HERMES_VERSION_HELP)
 def explain(code: str, hermes_version: str) -> None:
     """Print a rule's documentation: what it finds, why it matters, an example, the fix."""
+    hermes_version = default_hermes_version(hermes_version)
     cat = _catalog()
     r = cat.find(code)
     if r is None:  # Hermes' skills guard (HS codes), reported by `profile`

@@ -9,7 +9,7 @@ from typing import Optional
 
 import click
 
-from hermes_audit.cli.common import CliError, color_enabled, write_output
+from hermes_audit.cli.common import HERMES_VERSION, HERMES_VERSION_HELP, default_hermes_version, CliError, color_enabled, write_output
 
 FORMATS = ["text", "json", "sarif", "github"]
 SEVERITIES = ["info", "low", "medium", "high", "critical"]
@@ -71,8 +71,7 @@ def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path, readable=False))
-@click.option("--hermes-version", type=click.Choice(["latest", "0.19"]), default=None,
-              help="Hermes version profile to predict [default: latest].")
+@click.option("--hermes-version", type=HERMES_VERSION, default=None, help=HERMES_VERSION_HELP)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the report to FILE (atomically) instead of stdout.")
@@ -170,7 +169,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     except ConfigError as exc:
         raise CliError(str(exc)) from None
     opts = ScanOptions(
-        hermes_version=hermes_version or cfg.hermes_version or "latest",
+        hermes_version=hermes_version or cfg.hermes_version or default_hermes_version(None),
         select=_split(select) or cfg.select,
         ignore=_split(ignore, "--ignore") or cfg.ignore,
         min_severity=Severity.parse(min_severity) if min_severity else (cfg.min_severity or Severity.INFO),

@@ -91,6 +91,23 @@ class ReadResult:
     def readable(self) -> bool:
         return self.status in (ReadStatus.OK, ReadStatus.OVERSIZED)
 
+    def whole_text(self) -> Optional[str]:
+        """The file's whole text (BOM kept, newlines untranslated): ``text`` itself when the file was not
+        oversized; for an oversized file read to the end whose head and tail overlap or meet, the two
+        joined; ``None`` when characters between them were not kept (or nothing was read)."""
+        if self.text is None:
+            return None
+        if self.status is not ReadStatus.OVERSIZED:
+            return self.text
+        if self.tail is None:
+            return None
+        missing = self.total_chars - len(self.text)
+        if missing <= 0:
+            return self.text
+        if missing > len(self.tail):
+            return None
+        return self.text + self.tail[len(self.tail) - missing:]
+
 
 #: The words messages use for the short names :func:`file_type` gives.
 FILE_TYPE_WORDS = {"file": "file", "dir": "directory", "symlink": "symlink", "fifo": "FIFO", "socket": "socket",

@@ -23,7 +23,10 @@ from typing import Any, Optional
 from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.findings import Confidence, Severity
 
-VERSIONS = ("latest", "0.19")
+#: Hermes' threat-pattern catalogs (``rules/hermes-parity.yaml`` ``versions``): one per distinct
+#: ``tools/threat_patterns.py``. Which release uses which is data of the version profiles
+#: (:mod:`hermes_audit.hermes.profiles`).
+VERSIONS = ("latest", "0.19", "0.15")
 DEFAULT_VERSION = "latest"
 SCOPES = ("all", "context", "strict")
 VIEWS = ("raw", "nfkc", "deobfuscated", "decoded")
@@ -146,6 +149,9 @@ class Rule:
     scope: Optional[str] = None
     version_patterns: dict[str, str] = field(default_factory=dict)
     version_compiled: dict[str, "re.Pattern[str]"] = field(default_factory=dict)
+    #: parity examples that hold in every catalog but these: example text -> catalog names where the
+    #: opposite is true (``"You are Praxis"`` is blocked by 0.15-0.17, whose C2 list still named it)
+    examples_except: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def is_parity(self) -> bool:
@@ -160,10 +166,13 @@ class Rule:
 
 @dataclass
 class VersionScanConfig:
-    """Per-version facts of Hermes' scanner: scan window and invisible-character set."""
+    """Per-version facts of Hermes' scanner: scan window (characters; ``None``: the whole text, as
+    before hermes-agent 0.18.0), invisible-character set, and whether the text is NFKC-normalised
+    before the patterns run (from 0.18.0)."""
 
-    max_scan_chars: int
+    max_scan_chars: Optional[int]
     invisible_chars: frozenset[str]
+    nfkc: bool = True
 
 
 @dataclass
@@ -292,6 +301,37 @@ def _str_list(path: Path, rid: str, d: dict, key: str) -> list[str]:
     return list(v)
 
 
+def _parity_examples(path: Path, rid: str, d: dict) -> tuple[list[str], list[str], dict[str, list[str]]]:
+    """:func:`_examples` for a parity rule, whose examples may also be ``{text: ..., except: [catalog, ...]}``:
+    the example holds in every catalog but those, where the opposite holds."""
+    ex = d.get("examples")
+    if not isinstance(ex, dict):
+        raise _err(path, rid, "'examples' with 'match' and 'no_match' lists is required")
+    excepted: dict[str, list[str]] = {}
+    lists = []
+    for key in ("match", "no_match"):
+        items = ex.get(key)
+        if not isinstance(items, list):
+            raise _err(path, rid, f"'examples.{key}' must be a list")
+        texts = []
+        for item in items:
+            if isinstance(item, dict):
+                text, versions = item.get("text"), item.get("except")
+                if set(item) != {"text", "except"} or not isinstance(text, str) or not isinstance(versions, list) \
+                        or not all(str(v) in VERSIONS for v in versions):
+                    raise _err(path, rid, f"an example mapping needs 'text' and 'except' (catalogs of {', '.join(VERSIONS)})")
+                excepted[text] = [str(v) for v in versions]
+                item = text
+            if not isinstance(item, str):
+                raise _err(path, rid, f"'examples.{key}' items must be strings")
+            texts.append(item)
+        lists.append(texts)
+    m, n = lists
+    if not m or not n:
+        raise _err(path, rid, "'examples' needs at least one 'match' and one 'no_match' example")
+    return m, n, excepted
+
+
 def _examples(path: Path, rid: str, d: dict) -> tuple[list[str], list[str]]:
     ex = d.get("examples")
     if not isinstance(ex, dict):
@@ -339,9 +379,13 @@ def _load_parity(path: Path, data: Any = None) -> ParityCatalog:
     for v, cfg in versions_raw.items():
         try:
             chars = frozenset(chr(int(c[2:], 16)) for c in cfg["invisible_chars"])
-            versions[str(v)] = VersionScanConfig(int(cfg["max_scan_chars"]), chars)
+            window = cfg["max_scan_chars"]
+            nfkc_on = cfg.get("nfkc", True)
+            if not isinstance(nfkc_on, bool):
+                raise TypeError("nfkc must be true or false")
+            versions[str(v)] = VersionScanConfig(None if window is None else int(window), chars, nfkc_on)
         except (KeyError, TypeError, ValueError) as exc:
-            raise _err(path, None, f"version {v}: bad max_scan_chars/invisible_chars ({exc})") from None
+            raise _err(path, None, f"version {v}: bad max_scan_chars/invisible_chars/nfkc ({exc})") from None
     msg_t = _req_str(path, None, data, "message")
     help_t = _req_str(path, None, data, "help")
     sev = Severity.parse(defaults.get("severity", "medium"))
@@ -369,13 +413,13 @@ def _load_parity(path: Path, data: Any = None) -> ParityCatalog:
             except re.error as exc:
                 raise _err(path, rid, f"pattern for {v} does not compile: {exc}") from None
         title = _req_str(path, rid, raw, "title")
-        m, n = _examples(path, rid, raw)
+        m, n, except_in = _parity_examples(path, rid, raw)
         rule = Rule(
             code=rid, name=raw["name"], family=family, severity=sev, confidence=conf, title=title,
             message=msg_t, help=help_t, kinds=frozenset({"all"}), source=path.name,
             fix=raw.get("fix", "") or "", references=["CWE-1427", "OWASP-LLM01"],
             examples_match=m, examples_no_match=n, patterns=[base], hermes_id=pid, scope=scope,
-            version_patterns=vp, version_compiled=compiled, demote_in_examples=False,
+            version_patterns=vp, version_compiled=compiled, demote_in_examples=False, examples_except=except_in,
         )
         rules.append(rule)
     inv = data.get("invisible_rule")
@@ -471,12 +515,12 @@ def _load_audit_file(path: Path, data: Any = None) -> list[Rule]:
 _CACHE: dict[str, Catalog] = {}
 
 #: Shape of the on-disk catalog cache; part of its key.
-_CACHE_FORMAT = 5
+_CACHE_FORMAT = 6
 #: Fields of :class:`Rule` stored in the cache as they are (``severity``/``confidence`` by name; the compiled
 #: patterns are rebuilt lazily from ``patterns``/``version_patterns``).
 _RULE_FIELDS = ("code", "name", "family", "title", "message", "help", "kinds", "source", "fix", "references",
                 "examples_match", "examples_no_match", "patterns", "view", "detector", "params",
-                "demote_in_examples", "hermes_id", "scope", "version_patterns")
+                "demote_in_examples", "hermes_id", "scope", "version_patterns", "examples_except")
 
 
 def _cache_key(raw: dict[str, bytes]) -> str:
@@ -563,7 +607,7 @@ def _rule_from_record(rec: Any, codes: dict) -> Rule:
 
 def _parity_from_record(rec: Any, codes: dict, re_codes: dict) -> ParityCatalog:
     versions_rec, rule_recs, inv_rec = rec
-    versions = {v: VersionScanConfig(n, frozenset(chars)) for v, (n, chars) in versions_rec.items()}
+    versions = {v: VersionScanConfig(n, frozenset(chars), nf) for v, (n, chars, nf) in versions_rec.items()}
     rules = []
     flags = int(re.IGNORECASE)
     for rr in rule_recs:
@@ -644,7 +688,7 @@ def _write_cache(key: str, cat: "Catalog") -> bool:
             except (re.error, regex.error):  # narrowing then compiles it (and gives up) as before
                 continue
     par = cat.parity
-    parity_rec = ({v: (c.max_scan_chars, tuple(sorted(c.invisible_chars))) for v, c in par.versions.items()},
+    parity_rec = ({v: (c.max_scan_chars, tuple(sorted(c.invisible_chars)), c.nfkc) for v, c in par.versions.items()},
                   [_rule_record(r) for r in par.rules], _rule_record(par.invisible_rule))
     from hermes_audit.engine.regex_code import packed
 

@@ -394,7 +394,8 @@ def hermes_text(read: ReadResult, encoding: str) -> Optional[HermesText]:
     if not read.readable or read.text is None:
         return None
     base = 0
-    if read.status is ReadStatus.OVERSIZED:
+    whole = read.whole_text()
+    if read.status is ReadStatus.OVERSIZED and whole is None:
         head = read.text
         tail = read.tail or ""
         gap = read.total_chars - len(head) - len(tail)
@@ -409,7 +410,7 @@ def hermes_text(read: ReadResult, encoding: str) -> Optional[HermesText]:
         exact = "\r" not in head and "\r" not in tail
         return HermesText(LongText([h, gap, t], exact=exact, plain_gaps=bool(read.middle_plain) and gap > 0),
                           base, removed)
-    text = read.text
+    text = whole if whole is not None else read.text
     if encoding == "utf-8-sig" and text.startswith("\ufeff"):
         text = text[1:]
         base = 1
@@ -808,7 +809,7 @@ class _Sim:
 
     def hangs(self, e: FileEntry) -> bool:
         """True when reading ``e`` blocks the 0.19 session start (a FIFO or character device opened with read_text)."""
-        return self.p.name == "0.19" and e.fs_type in ("fifo", "chardev")
+        return self.p.lineage == "0.19" and e.fs_type in ("fifo", "chardev")
 
     # -- scanning and sections -------------------------------------------------
     def scan(self, e: FileEntry, label: str, user_authored: bool = False) -> tuple[Text, bool]:
@@ -1136,7 +1137,10 @@ class _Sim:
         elif self.r.hang is not None:
             self.r.winner_reason = "undetermined: session start blocks forever"
         elif self.r.unpredictable is not None:
-            self.r.winner_reason = "undetermined: a symlink leaves the tree"
+            u = self.r.unpredictable
+            why = ("a symlink leaves the tree" if u.read is not None and u.read.status is ReadStatus.SYMLINK_ESCAPE
+                   else f"{u.display}: {u.reason}" if u.reason else f"{u.display} cannot be predicted")
+            self.r.winner_reason = f"undetermined: {why}"
         else:
             self.r.winner_reason = "no project context file has any content; the block holds no project section"
 
@@ -1151,7 +1155,7 @@ class _Sim:
         e = FileEntry(TYPE_SOUL, "SOUL.md", path, path, "SOUL.md", DocumentKind.SOUL_MD, fs_type=t, reached=True)
         e.symlink = self.fs.is_symlink(path)
         if t in ("fifo", "chardev"):
-            if self.p.name == "0.19":
+            if self.p.lineage == "0.19":
                 e.status = HANG
                 return SoulReport(path, HANG, f"SOUL.md is a {t}: {self.p.label} reads it with a plain read_text() and blocks forever", e)
             return SoulReport(path, SKIPPED, f"SOUL.md is a {t}: the read times out after 5 s (context_file_read_timeout) and Hermes skips it", e)
@@ -1167,7 +1171,7 @@ class _Sim:
         if isinstance(content, str) and _looks_like_legacy_template(content):
             self.r.notes.append("SOUL.md looks like an old installer template (a heading and one HTML comment): "
                                 "Hermes replaces such templates with its default SOUL.md on start")
-        if self.p.name != "0.19" and isinstance(content, str) and _PROTOCOL_HEADING in content:
+        if self.p.lineage != "0.19" and isinstance(content, str) and _PROTOCOL_HEADING in content:
             new = _strip_legacy_protocol(content).strip()
             if not new:
                 return SoulReport(path, EMPTY, "only a legacy '## Messaging other agents' section, which Hermes removes: default identity", e)

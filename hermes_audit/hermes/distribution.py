@@ -557,10 +557,12 @@ def parse_semver(v: str) -> tuple[int, int, int]:
         raise DistributionError(f"Unparseable version: {v!r}") from None
 
 
-def check_hermes_requires(spec: str, current_version: str) -> None:
+def check_hermes_requires(spec: str, current_version: str, compare: bool = True) -> None:
     """``check_hermes_requires``: one comparator (a bare version means ``>=``).
 
-    Raises :class:`DistributionError` with Hermes' message when not satisfied.
+    Raises :class:`DistributionError` with Hermes' message when not satisfied, or
+    ``Unparseable version: ...`` for a version Hermes cannot parse. With ``compare`` false only the
+    parsing is checked (the running version is unknown; an unparseable target fails for any).
     """
     if not spec or not spec.strip():
         return
@@ -568,6 +570,8 @@ def check_hermes_requires(spec: str, current_version: str) -> None:
     op, target = (m.group(1), m.group(2)) if m else (">=", spec.strip())
     cur = parse_semver(current_version)
     tgt = parse_semver(target)
+    if not compare:
+        return
     ok = {">=": cur >= tgt, "<=": cur <= tgt, "==": cur == tgt, "!=": cur != tgt, ">": cur > tgt, "<": cur < tgt}[op]
     if not ok:
         raise DistributionError(f"This distribution requires Hermes {op}{target}, but you have {current_version}.")
@@ -868,6 +872,10 @@ def plan_install(tree: Tree, manifest: Manifest, version: str, name: str, target
     return plan
 
 
+#: How Hermes' message for an unsatisfied ``hermes_requires`` begins (``check_hermes_requires``).
+VERSION_MISMATCH_PREFIX = "This distribution requires Hermes "
+
+
 def refusal(
     tree: Tree,
     read: ManifestRead,
@@ -899,11 +907,11 @@ def refusal(
             return str(exc)
         if symlink:
             return symlink
-    if hermes_version:
-        try:
-            check_hermes_requires(manifest.hermes_requires, hermes_version)
-        except DistributionError as exc:
-            return str(exc)
+    try:
+        # an unparseable target raises whatever the running version is; a comparison needs that version
+        check_hermes_requires(manifest.hermes_requires, hermes_version or "0.0.0", compare=bool(hermes_version))
+    except DistributionError as exc:
+        return str(exc)
     try:
         install_name(manifest, override_name)
     except (DistributionError, ValueError) as exc:

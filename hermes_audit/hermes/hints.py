@@ -410,8 +410,11 @@ class HintTracker:
         self.fs = fs or RealFS()
         self.profile = profile
         self.scanner = scanner
-        self.latest = profile.name != "0.19"
+        self.latest = profile.lineage != "0.19"
         self.home = home if home is not None else os.path.expanduser("~")
+        if isinstance(self.fs, RealFS):
+            # Path.home() is absolute for a real user; a relative --home means relative to where we run
+            self.home = os.path.abspath(self.home)
         self._resolver = _Resolver(self.fs)
         wd = os.fspath(working_dir)
         wd = os.path.abspath(wd) if isinstance(self.fs, RealFS) else posixpath.normpath(wd)
@@ -821,7 +824,7 @@ def tree_directories(fs, working_dir: str, profile: VersionProfile, limit: int =
         for name, is_dir in sorted(fs.scandir_types(d), reverse=True):
             if not is_dir:
                 continue
-            if profile.name != "0.19" and name in PRUNED_DIR_NAMES:
+            if profile.lineage != "0.19" and name in PRUNED_DIR_NAMES:
                 continue
             child = posixpath.join(d, name)
             out.append(child)
@@ -863,7 +866,7 @@ def simulate_hints(
         raise ValueError(f"{working_dir}: not a directory")
     tracker = HintTracker(wd_abs, profile, scanner, fs=fs, home=home, enabled=enabled)
     report = HintReport(tracker.working_dir, profile)
-    if profile.name != "0.19":
+    if profile.lineage != "0.19":
         if not enabled:
             report.disabled = "the session skips context files (skip_context_files): hints are off"
         elif tracker.home_like:

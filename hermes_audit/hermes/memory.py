@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
+from hermes_audit.documents.reader import ReadStatus
 from hermes_audit.hermes.profiles import (
     MEMORY_CHAR_LIMIT,
     MEMORY_ENTRY_DELIMITER,
@@ -148,11 +149,12 @@ def _raw_to_translated(nm: NewlineMap, raw_offset: int) -> int:
 # ---------------------------------------------------------------------------
 
 
-def memory_blocked_marker(filename: str, ids: list[str]) -> str:
-    """The snapshot placeholder for an entry with findings (``_sanitize_entries_for_snapshot``)."""
+def memory_blocked_marker(filename: str, ids: list[str], hint: str = "use memory(action=remove) to delete the original.") -> str:
+    """The snapshot placeholder for an entry with findings (``_sanitize_entries_for_snapshot``); ``hint`` is
+    the profile's :attr:`~hermes_audit.hermes.profiles.VersionProfile.memory_blocked_hint`."""
     return (
         f"[BLOCKED: {filename} entry contained threat pattern(s): {', '.join(ids)}. Removed from system prompt; "
-        "use memory(action=remove) to delete the original.]"
+        f"{hint}]"
     )
 
 
@@ -286,7 +288,7 @@ def scan_entries(
         for h in located:
             s, e = raw_span(text, off, h.start, h.end, nm)
             hits.append(LocatedHit(h, s, e, f"{filename} entry {i + 1}"))
-        rendered = memory_blocked_marker(filename, ids) if ids else entry
+        rendered = memory_blocked_marker(filename, ids, profile.memory_blocked_hint) if ids else entry
         verdicts.append(EntryVerdict(i, off, e0 - s0, BLOCKED if ids else LOADED, ids, rendered))
     return verdicts, hits
 
@@ -436,10 +438,10 @@ def read_memory_config(home: Optional[Path], overrides: Optional[dict[str, Any]]
             cfg.limits[target] = value
     for target, value in cfg.limits.items():
         if not is_number(value):
-            cfg.loads = False
             cfg.problems.append(
                 f"memory.{'memory' if target == 'memory' else 'user'}_char_limit is {value!r}, not a number: "
-                "Hermes fails while rendering the memory blocks and loads no memory at all")
+                f"when {STORE_FILES[target]} has entries, Hermes fails while rendering its block and loads no "
+                "memory at all")
     return cfg
 
 
@@ -572,10 +574,40 @@ def analyse_store(
     return rep
 
 
+def load_failure_reason(reports: list[StoreReport], config: MemoryConfig) -> Optional[str]:
+    """Why Hermes starts the session with no memory block at all, or ``None`` when it loads them.
+
+    Mirrors ``MemoryStore.load_from_disk`` (hermes-agent 0.19.0 ``tools/memory_tool.py``) as
+    ``agent/agent_init.py`` calls it, inside a ``try``/``except Exception: pass``: it reads MEMORY.md,
+    then USER.md (``read_text(encoding="utf-8")``: a file that is not UTF-8 raises ``UnicodeDecodeError``,
+    which ``_read_file`` does not catch), then renders the memory block, then the user block
+    (``_render_block`` returns early for a store with no entries, so only a store *with entries* and a
+    limit that is not a number raises ``TypeError``). Any exception leaves the snapshot it was created
+    with, both blocks empty. ``reports`` are the two stores' :class:`StoreReport` values.
+    """
+    if not config.loads:
+        return "; ".join(config.problems) or "Hermes does not set up memory"
+    by_target = {r.target: r for r in reports}
+    for target in ("memory", "user"):
+        r = by_target.get(target)
+        if r is not None and r.document is not None and r.document.read.status is ReadStatus.NOT_UTF8:
+            return (f"{r.filename} is not UTF-8: MemoryStore.load_from_disk raises a decode error, "
+                    "so neither memory block is loaded")
+    for target in ("memory", "user"):
+        r = by_target.get(target)
+        limit = config.limits[target]
+        if r is not None and r.entries and not is_number(limit):
+            key = "memory_char_limit" if target == "memory" else "user_char_limit"
+            return (f"memory.{key} is {limit!r}, not a number, and {r.filename} has entries: rendering its "
+                    "block raises, so neither memory block is loaded")
+    return None
+
+
 def snapshot(reports: list[StoreReport], config: MemoryConfig) -> str:
     """The memory part of the system prompt: the MEMORY block, then the USER PROFILE block
-    (each only when enabled and non-empty), joined as Hermes joins prompt parts."""
-    if not config.loads:
+    (each only when enabled and non-empty), joined as Hermes joins prompt parts; ``""`` when
+    :func:`load_failure_reason` says Hermes loads no memory."""
+    if load_failure_reason(reports, config) is not None:
         return ""
     by_target = {r.target: r for r in reports}
     blocks = []

@@ -993,9 +993,9 @@ class _Builder:
         self.layers: list[Layer] = []
         self.src_note = ""
         self.memory_hang: Optional[mem.StoreReport] = None
-        if source is not None and source.version and profile.name == "0.19" and source.version != "0.19.0":
+        if source is not None and source.version and profile.lineage == "0.19" and source.version != "0.19.0":
             self.notes.append(f"fixed texts come from hermes-agent {source.version}, not 0.19.0: they may differ")
-        elif source is not None and profile.name == "latest" and source.version:
+        elif source is not None and profile.lineage == "latest" and source.version:
             self.notes.append(f"profile latest with fixed texts from hermes-agent {source.version}: the newest "
                               "Hermes' texts may differ")
 
@@ -1052,8 +1052,10 @@ class _Builder:
         prov = s.provider if s.provider is not None else (cfg_provider or self.env.get("HERMES_INFERENCE_PROVIDER", ""))
         self.provider_known = bool(prov) and prov != "auto"
         self.provider = prov if self.provider_known else ""
-        self.context_length = s.context_length or cfg_cl
-        self.window_source = ("--context-length" if s.context_length else
+        # a window of 0 or less given on the command line is what Hermes calls unknown (prompt_builder
+        # _dynamic_context_file_max_chars: not a positive int -> the 20,000 default)
+        self.context_length = s.context_length if s.context_length is not None else cfg_cl
+        self.window_source = ("--context-length" if s.context_length is not None else
                               ("config.yaml model.context_length" if cfg_cl else "unknown"))
         self.tools = set(DEFAULT_TOOLS if s.tools is None else s.tools)
         self.tools_source = "default (core tools that need no setup; pass --tools to match your session)" \
@@ -1182,7 +1184,7 @@ class _Builder:
             self.absent("parallel-tool-calls", "Parallel-tool-call guidance", "stable",
                         "no tools" if not t else "config.yaml agent.parallel_tool_call_guidance is false")
         self.tool_guidance()
-        steer_ok = bool(t) and not (self.p.name == "latest" and self.platform == "cron")
+        steer_ok = bool(t) and not (self.p.lineage == "latest" and self.platform == "cron")
         if steer_ok:
             self.text_layer("steer-note", "Mid-turn steering note", "stable", self.fixed("STEER_CHANNEL_NOTE"),
                             self.src_label(pb, "STEER_CHANNEL_NOTE"), "the session has tools", "STEER_CHANNEL_NOTE")
@@ -1204,7 +1206,7 @@ class _Builder:
         t = self.tools
         pb = PROMPT_BUILDER
         parts: list[tuple[str, Optional[str]]] = []
-        if self.p.name == "latest":
+        if self.p.lineage == "latest":
             cfg = self.memory_cfg
             if "memory" in t and cfg.enabled.get("memory", True):
                 parts.append(("MEMORY_GUIDANCE", self.fixed("MEMORY_GUIDANCE")))
@@ -1239,7 +1241,7 @@ class _Builder:
         enf = self.agent.get("tool_use_enforcement", "auto")
         if not t:
             for id_, title in (("tool-use-enforcement", "Tool-use enforcement"), ("google-guidance", "Google model guidance"),
-                               (("execution-guidance" if self.p.name == "latest" else "openai-execution-guidance"),
+                               (("execution-guidance" if self.p.lineage == "latest" else "openai-execution-guidance"),
                                 "Execution guidance")):
                 self.absent(id_, title, "stable", "no tools")
             return
@@ -1270,7 +1272,7 @@ class _Builder:
                             "GOOGLE_MODEL_OPERATIONAL_GUIDANCE")
         else:
             self.absent("google-guidance", "Google model guidance", "stable", "not a Gemini/Gemma model with enforcement")
-        if self.p.name == "latest":
+        if self.p.lineage == "latest":
             gate = self.agent.get("execution_guidance", True)
             em = self.fixed_value("EXECUTION_GUIDANCE_MODELS") or ("gpt", "codex", "grok")
             if gate not in (False, "false", "off", "never") and any(x in model_l for x in em):
@@ -1620,6 +1622,7 @@ class _Builder:
         from hermes_audit.hermes.verdict import read_blocks
 
         cfg = self.memory_cfg
+        failure = mem.load_failure_reason(self.stores, cfg)
         for rep in self.stores:
             id_ = "memory" if rep.target == "memory" else "user-profile"
             title = mem.BLOCK_HEADERS[rep.target]
@@ -1635,8 +1638,8 @@ class _Builder:
                 key = "memory_enabled" if rep.target == "memory" else "user_profile_enabled"
                 self.absent(id_, title, "volatile", f"config.yaml memory.{key} is false", path)
                 continue
-            if not cfg.loads:
-                self.absent(id_, title, "volatile", "; ".join(cfg.problems) or "memory not loaded", path)
+            if failure is not None:
+                self.absent(id_, title, "volatile", failure, path)
                 continue
             if not rep.block:
                 self.absent(id_, title, "volatile", rep.note or f"{rep.filename} has no entries", path)
@@ -1671,7 +1674,7 @@ class _Builder:
 
     def session_line(self) -> None:
         d = self.now
-        if self.p.name == "latest":
+        if self.p.lineage == "latest":
             zone = self.tz_name or _local_zone_name(self.env)
             line = f"Conversation started: {format_date(d)} ({zone}, {d.tzname() or ''}, {_utc_offset(d)})"
         else:
@@ -1685,7 +1688,7 @@ class _Builder:
             line += f"\nProvider: {self.provider}"
         else:
             known = False
-        if self.p.name == "latest" and self.platform:
+        if self.p.lineage == "latest" and self.platform:
             line += f"\nPlatform: {self.platform}"
         reason = f"session start {d.isoformat()}"
         if known:
@@ -1721,7 +1724,7 @@ class _Builder:
         self.detect_coding()
         self.identity()
         self.guidance()
-        latest = self.p.name == "latest"
+        latest = self.p.lineage == "latest"
         if not latest:
             self.skills("stable")
         self.alibaba()
@@ -2104,7 +2107,7 @@ def scenario_prompt_issues(text: str) -> list[tuple[PromptIssue, tuple[int, int]
     settings, fs, version, headers, first = parse_prompt_scenario(text)
     catalog = load_catalog()
     profile = get_profile(version)
-    scanner = scanner_for(catalog.parity, profile.name)
+    scanner = scanner_for(catalog.parity, profile.scanner)
     report = assemble(settings, profile, scanner, None, fs=fs, counter=get_counter("chars"))
     out = []
     for it in prompt_issues(report):

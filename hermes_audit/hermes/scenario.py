@@ -141,7 +141,7 @@ def scenario_issues(text: str) -> list[tuple[LoadingIssue, tuple[int, int]]]:
     sc = parse_scenario(text)
     catalog = load_catalog()
     profile = get_profile(sc.version)
-    scanner = scanner_for(catalog.parity, profile.name)
+    scanner = scanner_for(catalog.parity, profile.scanner)
     engine = Engine([r for r in catalog.rules if r.family != "loading"])
     rep = simulate_context(sc.cwd, profile, scanner, sc.cap, fs=sc.fs)
     ceiling = simulate_context(sc.cwd, profile, scanner, resolve_cap(CEILING_CAP), fs=sc.fs)

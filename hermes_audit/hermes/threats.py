@@ -49,6 +49,7 @@ Every search that finishes gives exactly Hermes' answer.
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass
 from typing import Optional
@@ -286,7 +287,10 @@ class ThreatScanner:
         self.version = version
         self.parity = parity
         cfg = parity.versions[version]
-        self.max_scan_chars = cfg.max_scan_chars
+        #: characters of the content scanned (no window before hermes-agent 0.18.0: the whole text)
+        self.max_scan_chars = cfg.max_scan_chars if cfg.max_scan_chars is not None else sys.maxsize
+        #: whether the window is NFKC-normalised before the patterns run (hermes-agent 0.18.0 and later)
+        self.nfkc = cfg.nfkc
         self.invisible = cfg.invisible_chars
         self._no_ascii_invisible = not any(c.isascii() for c in self.invisible)
         self._invisible_re = re.compile("[" + "".join(re.escape(c) for c in sorted(self.invisible)) + "]")
@@ -474,6 +478,13 @@ class ThreatScanner:
             self.stalls[key] = Stall(rule.hermes_id or "", rule, seconds, len(normalised), shown)
             return None
 
+    def _normalised(self, window: str) -> str:
+        """The text the patterns run on: ``window`` itself, or its NFKC form (``window`` is returned
+        unchanged, the same object, when NFKC is off or cannot change it)."""
+        if not self.nfkc or window.isascii():
+            return window
+        return unicodedata.normalize("NFKC", window)
+
     def _window(self, content: str) -> tuple[str, list[str]]:
         window = content[: self.max_scan_chars]
         if (self._no_ascii_invisible and window.isascii()) or self._invisible_re.search(window) is None:
@@ -492,7 +503,7 @@ class ThreatScanner:
             return []
         window, present = self._window(content)
         out = [f"invisible_unicode_U+{ord(c):04X}" for c in present]
-        normalised = window if window.isascii() else unicodedata.normalize("NFKC", window)
+        normalised = self._normalised(window)
         folded = fold(normalised)
         # the audit's raw view holds the same folded text when the window is all of it and NFKC changes nothing
         share = normalised is window and len(window) == len(content)
@@ -508,7 +519,7 @@ class ThreatScanner:
             return []
         window = content[: self.max_scan_chars]
         out = [f"invisible_unicode_U+{ord(c):04X}" for c in sorted(set(window) & self.invisible)]
-        normalised = unicodedata.normalize("NFKC", window)
+        normalised = unicodedata.normalize("NFKC", window) if self.nfkc else window
         for rule, pat in patterns:
             if pat.search(normalised):
                 out.append(rule.hermes_id or "")
@@ -527,7 +538,7 @@ class ThreatScanner:
             i = window.index(ch)
             hits.append(ParityHit(f"invisible_unicode_U+{ord(ch):04X}", self.parity.invisible_rule, i, i + 1, f"U+{ord(ch):04X}"))
         mapped = None
-        normalised = window if window.isascii() else unicodedata.normalize("NFKC", window)
+        normalised = self._normalised(window)
         folded = fold(normalised)
         # the audit's raw view holds the same folded text when the window is all of it and NFKC changes nothing
         share = normalised is window and len(window) == len(content)
@@ -535,9 +546,12 @@ class ThreatScanner:
             m = self._guarded_match(rule, pat, lead, normalised, folded)
             if m is None:
                 continue
-            if mapped is None:
-                mapped = nfkc(window)
-            s, e = mapped.to_raw(m.start(), max(m.end(), m.start() + 1))
+            if normalised is window:
+                s, e = m.start(), max(m.end(), m.start() + 1)
+            else:
+                if mapped is None:
+                    mapped = nfkc(window)
+                s, e = mapped.to_raw(m.start(), max(m.end(), m.start() + 1))
             hits.append(ParityHit(rule.hermes_id or "", rule, s, e))
         return hits
 

@@ -280,8 +280,10 @@ def resolve_cap(config_value: Any = MISSING, context_length: Optional[int] = Non
         return CapResolution(cap, CAP_FROM_CONTEXT_LENGTH,
                              f"model context window of {context_length:,} tokens x 4 chars x 0.06{clamp}{ignored}",
                              config_value=None if config_value is MISSING else config_value, context_length=context_length)
+    window = ("no model context length" if context_length is None else
+              f"a model context length of {context_length!r}, which Hermes treats as unknown (not a positive number)")
     return CapResolution(CONTEXT_FILE_MAX_CHARS, CAP_FROM_DEFAULT,
-                         f"Hermes default ({CONTEXT_FILE_MAX_CHARS:,}); no context_file_max_chars and no model context length{ignored}",
+                         f"Hermes default ({CONTEXT_FILE_MAX_CHARS:,}); no context_file_max_chars and {window}{ignored}",
                          config_value=None if config_value is MISSING else config_value)
 
 

@@ -115,15 +115,17 @@ def blocked_marker(label: str, ids: list[str]) -> str:
     return f"[BLOCKED: {label} contained potential prompt injection ({', '.join(ids)}). Content not loaded.]"
 
 
-def strip_yaml_frontmatter(content: str) -> str:
+def strip_yaml_frontmatter(content: str, drop_bom: bool = True) -> str:
     """Hermes' ``_strip_yaml_frontmatter`` (0.19.0 ``agent/prompt_builder.py``).
 
-    Leading U+FEFF characters are dropped; when the text starts with ``---``
+    Leading U+FEFF characters are dropped (0.19.0 and later; ``drop_bom`` false for the releases
+    before, whose ``_strip_yaml_frontmatter`` keeps them); when the text starts with ``---``
     and a ``\\n---`` follows at index 3 or later, the body after it (leading
     newlines dropped) is returned, unless that body is empty. The result is
     always a suffix of the input.
     """
-    content = content.lstrip("\ufeff")
+    if drop_bom:
+        content = content.lstrip("\ufeff")
     if content.startswith("---"):
         end = content.find("\n---", 3)
         if end != -1:
@@ -153,10 +155,10 @@ def context_scan_unit(text: str, kind: DocumentKind, label: str, profile: Versio
     off += len(t) - len(t.lstrip())
     t = stripped
     if kind is DocumentKind.HERMES_MD:
-        body = strip_yaml_frontmatter(t)
+        body = strip_yaml_frontmatter(t, profile.strip_bom_before_scan)
         off += len(t) - len(body)
         t = body
-    if t.startswith("\ufeff"):
+    if profile.strip_bom_before_scan and t.startswith("\ufeff"):
         t = t[1:]
         off += 1
     return ScanUnit(t, off, label, "context", to_raw)
@@ -199,7 +201,7 @@ def read_blocks(kind: DocumentKind, read, profile: VersionProfile, path: str = "
         return False
     if kind.is_memory_store:
         return True
-    if profile.name != "0.19":
+    if profile.lineage != "0.19":
         return False
     if kind is DocumentKind.AGENTS_MD and PurePosixPath(path.replace("\\", "/")).name == "AGENTS.override.md":
         return False  # 0.19.0 does not read that name
@@ -231,7 +233,7 @@ def unreadable_consequence(kind: DocumentKind, read, profile: VersionProfile, pa
             # in that directory; as a hint, latest refuses a target outside the working directory
             # (agent/subdirectory_hints.py @ 0081f93d, _resolved_hint_target), 0.19.0 reads it (is_file(), read_text())
             started = f"{label} follows the link and loads the target for a session started in {where}/"
-            if profile.name == "0.19":
+            if profile.lineage == "0.19":
                 return f"{started}, and as a subdirectory hint when the agent enters {where}/; hermes-audit does not read it"
             return (f"{started} (as a subdirectory hint of a session started higher up it is refused); "
                     "hermes-audit does not read it")
@@ -253,7 +255,7 @@ def unreadable_consequence(kind: DocumentKind, read, profile: VersionProfile, pa
             return f"{label} gives up reading it after 5 s (context_file_read_timeout) and uses its default identity"
         if kind is DocumentKind.HERMES_MD:
             return f"{label} checks is_file() first and treats it as absent"
-        if kind is DocumentKind.AGENTS_MD and profile.name == "0.19" and \
+        if kind is DocumentKind.AGENTS_MD and profile.lineage == "0.19" and \
                 PurePosixPath(path.replace("\\", "/")).name == "AGENTS.override.md":
             return f"{label} does not read this name"
         if kind.is_context and kind is not DocumentKind.GENERIC:
@@ -269,7 +271,7 @@ def _is_hint_name(path: str, profile: VersionProfile) -> bool:
 
     from hermes_audit.hermes.hints import HINT_FILENAMES_019, HINT_FILENAMES_LATEST  # (hints imports this module)
 
-    names = HINT_FILENAMES_019 if profile.name == "0.19" else HINT_FILENAMES_LATEST
+    names = HINT_FILENAMES_019 if profile.lineage == "0.19" else HINT_FILENAMES_LATEST
     return PurePosixPath(path.replace("\\", "/")).name in names
 
 
@@ -346,8 +348,23 @@ def verdict_for(
             LOADED,
             note="Hermes does not scan SKILL.md when loading skills; its skills guard runs only on hub installs",
         )
+    whole = doc.read.whole_text()
+    if whole is not None:
+        text = whole
+    elif not text.strip() or len(text.lstrip()) < SCAN_WINDOW_CHARS and not doc.kind.is_memory_store:
+        # Hermes strips the whole file before its scan (0.19.0 agent/prompt_builder.py): with this much
+        # leading whitespace its scan window starts in, or reaches, characters that were not read
+        return HermesVerdict(SKIPPED, message=(
+            f"not predictable: the first {len(text):,} characters are mostly whitespace and "
+            f"{doc.read.total_chars - len(text) - len(doc.read.tail or ''):,} characters after them were not read, "
+            "so the text Hermes scans after strip() is not known (raise --max-file-size to read it all)"))
     if doc.kind.is_memory_store:
         return _memory_verdict(doc, text, scanner, profile)
+    if doc.kind is DocumentKind.AGENTS_MD and not profile.agents_override and \
+            doc.path.replace("\\", "/").rsplit("/", 1)[-1] == "AGENTS.override.md":
+        # 0.19.0 agent/prompt_builder.py reads only AGENTS.md and agents.md
+        return HermesVerdict(SKIPPED, message=f"{profile.label} does not read AGENTS.override.md "
+                                              "(a newer Hermes prefers it to AGENTS.md)")
     unit = context_scan_unit(text, doc.kind, doc.label, profile)
     if unit is None:
         return HermesVerdict(SKIPPED, message="empty after strip(); Hermes treats it as absent")
@@ -368,6 +385,10 @@ def verdict_for(
             hits=hits,
         )
     return HermesVerdict(BLOCKED, ids, message=blocked_marker(doc.label, ids), hits=hits)
+
+
+#: Characters Hermes' scanner reads from the stripped text (``tools/threat_patterns.py``, 0.18.0+).
+SCAN_WINDOW_CHARS = 65_536
 
 
 #: The note of every ``distribution.yaml`` verdict.

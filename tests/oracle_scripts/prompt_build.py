@@ -63,7 +63,10 @@ for c in req["cases"]:
         if mem_on or user_on:
             store = MemoryStore(memory_char_limit=mem_cfg.get("memory_char_limit", 2200),
                                 user_char_limit=mem_cfg.get("user_char_limit", 1375))
-            store.load_from_disk()
+            try:  # as agent/agent_init.py does: a load error leaves the store with empty blocks
+                store.load_from_disk()
+            except Exception:
+                pass
         hints = cfg.get("platform_hints", {})
         agent = SimpleNamespace(
             context_compressor=SimpleNamespace(context_length=c.get("context_length")),

