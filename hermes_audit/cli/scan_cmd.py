@@ -152,7 +152,9 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     targets = list(paths) or [Path(".")]
     for t in targets:
         if not path_present(t):  # a file in a directory we cannot enter exists: the reader reports it skipped
-            raise CliError(f"{t}: no such file or directory")
+            hint = ("; every argument after '--' is a path (a pre-commit hook's args: too): give options before "
+                    "'--', e.g. entry: hermes-audit scan --hermes-version 0.19 --") if str(t).startswith("-") else ""
+            raise CliError(f"{t}: no such file or directory{hint}")
     from hermes_audit.scan import unscannable_reason
 
     unscannable = [unscannable_reason(t) for t in targets]
