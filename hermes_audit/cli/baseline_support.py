@@ -82,4 +82,4 @@ def finish_baseline(result, write_to: Optional[Path]) -> None:
         msg += f" ({len(stale)} stale entr{'ies' if len(stale) != 1 else 'y'} dropped)"
     # once, on stderr only: the report (on stdout or in -o FILE, in any format) describes the scan, and a
     # JSON or SARIF consumer gets no note about hermes-audit's own bookkeeping
-    click.echo(f"hermes-audit: {msg}", err=True)
+    echo_err(f"hermes-audit: {msg}")

@@ -20,14 +20,14 @@ hermes-agent installed, no ``--hermes-source``) do not change the exit code.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Optional
 
 import click
 
-from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output, terminal_safe, exact_or_safe
+from hermes_audit.reporters.workflow import json_text
+from hermes_audit.cli.common import echo_err, EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output, terminal_safe, exact_or_safe
 
 
 def _fmt_pct(x: float) -> str:
@@ -275,7 +275,7 @@ def prompt(cwd, hermes_home, profile_name, hermes_version, context_length, platf
         doc = report.to_dict()
         doc["findings"] = [f.to_dict() for f in findings]
         doc["exit_code"] = code
-        write_output(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", output)
+        write_output(json_text(doc) + "\n", output)
     elif fmt == "markdown":
         write_output(terminal_safe(render_markdown(report, findings)), output)
     else:
@@ -283,5 +283,5 @@ def prompt(cwd, hermes_home, profile_name, hermes_version, context_length, platf
         # a file gets the exact bytes; a terminal gets one newline after them
         write_output(exact_or_safe(text if output is not None else text + "\n", output), output)
         if not no_budget:
-            click.echo(terminal_safe(budget_table(report, findings)), err=True, nl=False)
+            echo_err(terminal_safe(budget_table(report, findings)), nl=False)
     sys.exit(code)

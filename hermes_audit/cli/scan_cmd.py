@@ -218,5 +218,6 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     extra = ({"include_suppressed": include_suppressed, "category": sarif_category, "root": root} if fmt == "sarif"
              else {"include_suppressed": include_suppressed} if fmt == "text" else None)
     use_color = color_enabled(color) and output is None
-    write_output(render_result(result, fmt, use_color, extra), output, color=True if use_color else None)
+    write_output(render_result(result, fmt, use_color, extra), output, color=True if use_color else None,
+                 commands=fmt == "github")
     sys.exit(result.exit_code())

@@ -37,7 +37,6 @@ needs (docs "SARIF support for code scanning"; see docs/github.md):
 
 from __future__ import annotations
 
-import json
 import os
 import urllib.parse
 from pathlib import Path
@@ -470,7 +469,9 @@ def to_dict(result, include_suppressed: bool = False, category: Optional[str] = 
 def render(result, include_suppressed: bool = False, category: Optional[str] = None,
            root: Optional[Path] = None, **_: Any) -> str:
     """The SARIF document as a string (ASCII-only JSON, so it survives any pipe)."""
-    return json.dumps(to_dict(result, include_suppressed, category, root), indent=2, ensure_ascii=True) + "\n"
+    from hermes_audit.reporters.workflow import json_text
+
+    return json_text(to_dict(result, include_suppressed, category, root)) + "\n"
 
 
 def rules_reference_markdown(rules, hermes_version: str = "latest") -> str:
