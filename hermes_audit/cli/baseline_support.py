@@ -9,9 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-import click
 
-from hermes_audit.cli.common import CliError, write_output
+from hermes_audit.cli.common import CliError, echo_err, write_output
 
 
 def _inside(path: Path, root: Path) -> bool:
