@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-
 from hermes_audit.cli.common import CliError, echo_err, write_output
 
 

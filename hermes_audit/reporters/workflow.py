@@ -28,22 +28,29 @@ What this module provides:
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Mapping, Optional
-
-import regex
 
 #: Characters a culture-sensitive comparison skips: controls (but LF and CR, which end a line), format
 #: characters, unassigned and private-use code points, surrogates, and hermes-audit's own SGR codes.
 _IGNORABLE = r"(?:\x1b\[[0-9;]*m|[\p{Cc}\p{Cf}\p{Cn}\p{Co}\p{Cs}--[\n\r]])"
 #: White space ``TrimStart`` removes (a superset: Python's and .NET's), or an ignorable character.
 _LEAD = r"(?:[\p{White_Space}\x1c-\x1f--[\n\r]]|" + _IGNORABLE + ")*"
-_LINE_START_COLONS = regex.compile(r"(?m)^(" + _LEAD + r"):(?=" + _IGNORABLE + "*:)", regex.V1)
-_SECOND_HASH = regex.compile(r"(?<=#" + _IGNORABLE + "*)#(?=" + _IGNORABLE + r"*(?:\[|(?i:vso)" +
-                             _IGNORABLE + r"*\[))", regex.V1)
-#: Characters :func:`ci_escape` escapes (LF and TAB stay).
-_ESCAPED = regex.compile(r"[\p{Cc}\p{Cf}\p{Cn}\p{Co}\p{Cs}\p{Zl}\p{Zp}--[\n\t]]", regex.V1)
+_PATTERNS: dict = {}
+
+
+def _pattern(name: str):
+    """The compiled patterns, made on first use (``regex`` is not imported by a plain scan: start-up)."""
+    if not _PATTERNS:
+        import regex
+
+        _PATTERNS["colons"] = regex.compile(r"(?m)^(" + _LEAD + r"):(?=" + _IGNORABLE + "*:)", regex.V1)
+        _PATTERNS["hash"] = regex.compile(r"(?<=#" + _IGNORABLE + "*)#(?=" + _IGNORABLE + r"*(?:\[|(?i:vso)" +
+                                          _IGNORABLE + r"*\[))", regex.V1)
+        #: Characters :func:`ci_escape` escapes (LF and TAB stay).
+        _PATTERNS["escaped"] = regex.compile(r"[\p{Cc}\p{Cf}\p{Cn}\p{Co}\p{Cs}\p{Zl}\p{Zp}--[\n\t]]", regex.V1)
+        _PATTERNS["lines"] = regex.compile(r"(\r\n|\r|\n)")
+    return _PATTERNS[name]
 
 
 def ci_log(env: Optional[Mapping[str, str]] = None) -> bool:
@@ -55,10 +62,11 @@ def ci_log(env: Optional[Mapping[str, str]] = None) -> bool:
 
 def _line_starts(text: str) -> str:
     # CR alone ends a line for the runner; (?m)^ only knows LF: split at CR too.
+    colons = _pattern("colons")
     if "\r" not in text:
-        return _LINE_START_COLONS.sub(r"\1\\x3a", text)
-    parts = regex.split(r"(\r\n|\r|\n)", text)
-    return "".join(p if i % 2 else _LINE_START_COLONS.sub(r"\1\\x3a", p) for i, p in enumerate(parts))
+        return colons.sub(r"\1\\x3a", text)
+    parts = _pattern("lines").split(text)
+    return "".join(p if i % 2 else colons.sub(r"\1\\x3a", p) for i, p in enumerate(parts))
 
 
 def neutralise(text: str, keep_commands: bool = False) -> str:
@@ -68,7 +76,7 @@ def neutralise(text: str, keep_commands: bool = False) -> str:
     line, built by :mod:`hermes_audit.reporters.github`): their leading ``::`` stays, only the legacy
     markers inside a message are broken. Pure; raises nothing."""
     if "#" in text:
-        text = _SECOND_HASH.sub(r"\\x23", text)
+        text = _pattern("hash").sub(r"\\x23", text)
     if not keep_commands and ":" in text:
         text = _line_starts(text)
     return text
@@ -82,14 +90,16 @@ def ci_escape(text: str) -> str:
         o = ord(m.group())
         return f"\\x{o:02x}" if o < 0x100 else (f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}")
 
-    return neutralise(_ESCAPED.sub(esc, text))
+    return neutralise(_pattern("escaped").sub(esc, text))
 
 
 def json_text(data: Any, indent: Optional[int] = 2) -> str:
     """``data`` as ASCII-only JSON text (no raw control, C1, U+2028 or non-ASCII character), with the
     ``#`` that would complete a ``##[`` or ``##vso[`` marker written ``\\u0023``: the same JSON value, and
     no line of it is a workflow command. No trailing newline."""
+    import json
+
     text = json.dumps(data, indent=indent, ensure_ascii=True)
     if "#" in text:  # in ASCII JSON a '#' is always inside a string, where \u0023 means the same
-        text = _SECOND_HASH.sub(r"\\u0023", text)
+        text = _pattern("hash").sub(r"\\u0023", text)
     return text
