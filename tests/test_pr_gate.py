@@ -179,3 +179,19 @@ def test_job_summary_has_no_autolink(tmp_path):
     text = summary.read_text(encoding="utf-8")
     assert "evil" in text and "https://" not in text and "www.evil" not in text, text
     assert "https\\[:\\]//evil.example" in text
+
+
+def test_config_root_anchors_an_outside_configuration_and_needs_config(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "docs").mkdir(parents=True)
+    (repo / "AGENTS.md").write_text(POISON, encoding="utf-8")
+    (repo / "docs" / "AGENTS.md").write_text(POISON, encoding="utf-8")
+    cfg = tmp_path / "elsewhere" / ".hermes-audit.toml"
+    cfg.parent.mkdir()
+    cfg.write_text('exclude = ["docs/**"]\n', encoding="utf-8")
+    p = _scan(repo, "--format", "json", "--config", str(cfg), "--config-root", str(repo), ".")
+    assert [f["path"] for f in json.loads(p.stdout)["findings"]] == ["AGENTS.md"], p.stdout
+    p = _scan(repo, "--format", "json", "--config", str(cfg), ".")  # anchored at the file's directory
+    assert {f["path"] for f in json.loads(p.stdout)["findings"]} == {"AGENTS.md", "docs/AGENTS.md"}
+    p = _scan(repo, "--config-root", str(repo), ".")
+    assert p.returncode == 2 and "--config-root needs --config" in p.stderr
