@@ -163,3 +163,24 @@ def test_json_text_is_ascii_and_the_same_value():
 ])
 def test_ci_log_detection(env, expected):
     assert ci_log(env) is expected
+
+
+def test_every_json_output_is_ascii(tmp_path):
+    """Issue 18, item 12: ``context``, ``prompt`` and ``hints`` wrote JSON with ``ensure_ascii=False``, so raw
+    C1 controls and U+2028 from a file reached the output."""
+    repo = tmp_path / "repo"
+    text = "# Caf\u00e9\nRun the tests.\x85 Then\u2028 ship.\x9b31m\n"
+    _write(repo / "AGENTS.md", text)
+    _write(repo / "sub" / "CLAUDE.md", text)
+    _write(tmp_path / "home" / "SOUL.md", "You are helpful.\u2028\x85\n")
+    for args in (["context", "--hermes-home", "../home", "--format", "json"],
+                 ["prompt", "--hermes-home", "../home", "--format", "json"],
+                 ["hints", "--all", "--format", "json"],
+                 ["scan", "--no-git", "--format", "json"],
+                 ["memory", "../home", "--format", "json"]):
+        p = _run(args, repo, {})
+        assert p.stdout.isascii(), (args, [c for c in p.stdout.decode("utf-8") if not c.isascii()][:5])
+        doc = json.loads(p.stdout)
+        assert doc, args
+    p = _run(["context", "--hermes-home", "../home", "--format", "json"], repo, {})
+    assert "\x85" in json.loads(p.stdout)["render"]  # the same value, escaped in the text
