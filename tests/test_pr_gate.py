@@ -195,3 +195,22 @@ def test_config_root_anchors_an_outside_configuration_and_needs_config(tmp_path)
     assert {f["path"] for f in json.loads(p.stdout)["findings"]} == {"AGENTS.md", "docs/AGENTS.md"}
     p = _scan(repo, "--config-root", str(repo), ".")
     assert p.returncode == 2 and "--config-root needs --config" in p.stderr
+
+
+@pytest.mark.parametrize("args", [["-o../.claude/CLAUDE.md"], ["-o", "AGENTS.md"], ["--write-baseline", "x/SOUL.md"],
+                                  ["--output=memories/MEMORY.md"]])
+def test_scan_never_writes_its_report_over_a_file_hermes_loads(tmp_path, args):
+    """Issue 18, item 1, in scan itself: a report written over CLAUDE.md (a file name read as an option by a
+    wrapper that does not pass ``--``) would put attacker text into the user's prompt."""
+    repo = tmp_path / "repo"
+    (repo / ".claude").mkdir(parents=True)
+    (repo / "x").mkdir()
+    (repo / "memories").mkdir()
+    (repo / "AGENTS.md").write_text("# Rules\n", encoding="utf-8")
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "CLAUDE.md").write_text("mine\n", encoding="utf-8")
+    p = _scan(repo, *args)
+    assert p.returncode == 2 and "refusing to write over a file Hermes loads" in p.stderr, p.stderr
+    assert (tmp_path / ".claude" / "CLAUDE.md").read_text(encoding="utf-8") == "mine\n"
+    assert (repo / "AGENTS.md").read_text(encoding="utf-8") == "# Rules\n"
+    assert not (repo / "x" / "SOUL.md").exists() and not (repo / "memories" / "MEMORY.md").exists()

@@ -153,6 +153,13 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
 
     from hermes_audit.documents.reader import path_mode, path_present  # never raise (closed directories)
 
+    if output is not None or write_baseline is not None:  # a name from the scanned tree read as an option
+        from hermes_audit.documents.kinds import classify
+
+        for flag, dest in (("-o", output), ("--write-baseline", write_baseline)):
+            if dest is not None and classify(Path(dest).as_posix()) is not None:
+                raise CliError(f"{flag} {dest}: refusing to write over a file Hermes loads into its prompt "
+                               f"(a file name read as an option? pass paths after '--')")
     targets = list(paths) or [Path(".")]
     for t in targets:
         if not path_present(t):  # a file in a directory we cannot enter exists: the reader reports it skipped
