@@ -160,12 +160,19 @@ def test_file_names_are_never_options_in_the_hook(tmp_path, precommit_env):
     outside.parent.mkdir()
     outside.write_text("the user's own instructions\n", encoding="utf-8")
     repo = _git_repo(tmp_path / "work", precommit_env)
-    hostile = {"-o../.claude/CLAUDE.md": "x\n", "--config=cfg/AGENTS.md": POISON, "--baseline=x/AGENTS.md": POISON}
-    for name, text in hostile.items():
+
+    def add(name: str, text: str) -> None:
         path = repo / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=precommit_env)
+        subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=precommit_env)
+
+    add("-o../.claude/CLAUDE.md", "x\n")  # the reproducer: a clean file, so the hook "Passed"
+    run = _pre_commit("try-repo", str(ROOT), "hermes-audit", "--all-files", "--verbose", cwd=repo, env=precommit_env)
+    assert outside.read_text(encoding="utf-8") == "the user's own instructions\n", run.stdout
+    assert run.returncode == 0 and "-o../.claude/CLAUDE.md  claude-md     loaded" in run.stdout, run.stdout
+    add("--config=cfg/AGENTS.md", POISON)
+    add("--baseline=x/AGENTS.md", POISON)
     run = _pre_commit("try-repo", str(ROOT), "hermes-audit", "--all-files", "--verbose", cwd=repo, env=precommit_env)
     assert outside.read_text(encoding="utf-8") == "the user's own instructions\n"
     assert run.returncode == 1, run.stdout + run.stderr
