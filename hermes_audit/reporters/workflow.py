@@ -36,6 +36,8 @@ from typing import Any, Mapping, Optional
 _IGNORABLE = r"(?:\x1b\[[0-9;]*m|[\p{Cc}\p{Cf}\p{Cn}\p{Co}\p{Cs}--[\n\r]])"
 #: White space ``TrimStart`` removes (a superset: Python's and .NET's), or an ignorable character.
 _LEAD = r"(?:[\p{White_Space}\x1c-\x1f--[\n\r]]|" + _IGNORABLE + ")*"
+#: Unicode categories :func:`ci_escape` escapes (besides the C0 controls but LF and TAB, and DEL).
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cn", "Co", "Cs", "Zl", "Zp"})
 _PATTERNS: dict = {}
 
 
@@ -47,9 +49,6 @@ def _pattern(name: str):
         _PATTERNS["colons"] = regex.compile(r"(?m)^(" + _LEAD + r"):(?=" + _IGNORABLE + "*:)", regex.V1)
         _PATTERNS["hash"] = regex.compile(r"(?<=#" + _IGNORABLE + "*)#(?=" + _IGNORABLE + r"*(?:\[|(?i:vso)" +
                                           _IGNORABLE + r"*\[))", regex.V1)
-        #: Characters :func:`ci_escape` escapes (LF and TAB stay).
-        _PATTERNS["escaped"] = regex.compile(r"[\p{Cc}\p{Cf}\p{Cn}\p{Co}\p{Cs}\p{Zl}\p{Zp}--[\n\t]]", regex.V1)
-        _PATTERNS["lines"] = regex.compile(r"(\r\n|\r|\n)")
     return _PATTERNS[name]
 
 
@@ -61,12 +60,18 @@ def ci_log(env: Optional[Mapping[str, str]] = None) -> bool:
 
 
 def _line_starts(text: str) -> str:
-    # CR alone ends a line for the runner; (?m)^ only knows LF: split at CR too.
+    """Every line of ``text`` that starts with ``::`` (after white space or ignorable characters) with its
+    first ``:`` escaped. Lines end at LF, CR and CR LF, as for the runner; the pattern runs only on lines
+    whose first non-space character is ``:`` or not printable (issue 8: a long report stays linear)."""
+    import re
+
     colons = _pattern("colons")
-    if "\r" not in text:
-        return colons.sub(r"\1\\x3a", text)
-    parts = _pattern("lines").split(text)
-    return "".join(p if i % 2 else colons.sub(r"\1\\x3a", p) for i, p in enumerate(parts))
+    parts = re.split(r"(\r\n|\r|\n)", text)
+    for i in range(0, len(parts), 2):
+        head = parts[i].lstrip()[:1]
+        if head == ":" or (head and not head.isprintable()):
+            parts[i] = colons.sub(r"\1\\x3a", parts[i])
+    return "".join(parts)
 
 
 def neutralise(text: str, keep_commands: bool = False) -> str:
@@ -86,11 +91,18 @@ def ci_escape(text: str) -> str:
     """``text`` (exact content from a file) made safe for a CI log: every control, format and line- or
     paragraph-separator character but LF and TAB as ``\\xNN`` / ``\\uNNNN`` / ``\\UNNNNNNNN``, then
     :func:`neutralise`."""
+    import re
+    import unicodedata
+
     def esc(m) -> str:
-        o = ord(m.group())
+        ch = m.group()
+        if ch > "\x7f" and unicodedata.category(ch) not in _ESCAPED_CATEGORIES:
+            return ch
+        o = ord(ch)
         return f"\\x{o:02x}" if o < 0x100 else (f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}")
 
-    return neutralise(_pattern("escaped").sub(esc, text))
+    # every character but printable ASCII, LF and TAB is looked at; only those of the categories are escaped
+    return neutralise(re.sub(r"[^\x20-\x7e\n\t]", esc, text))
 
 
 def json_text(data: Any, indent: Optional[int] = 2) -> str:
