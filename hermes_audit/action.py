@@ -13,7 +13,22 @@ variable            action input          accepted values (default)
 ``HA_SARIF_FILE``   ``sarif-file``        where the SARIF report goes (``hermes-audit.sarif``)
 ``HA_CATEGORY``     ``category``          SARIF category (``hermes-audit/<hermes-version>``)
 ``HA_UPLOAD``       ``upload``            ``true`` or ``false`` (``false``)
+``HA_AUDITOR``      ``auditor``           ``auto``, ``true`` or ``false`` (``auto``)
+``HA_EVENT_NAME``   (``github.event_name``)  ``auto`` is ``true`` for ``pull_request`` and
+                                          ``pull_request_target``
+``HA_BASE_SHA``     (the pull request's   whose configuration auditor mode uses
+                    ``base.sha``)
 ==================  ====================  =========================================
+
+Auditor mode (docs/github.md): ``scan --no-suppressions`` (no configuration, inline suppression or
+baseline from the checked-out tree), with the configuration of the base commit when the clone has it
+(read with ``git cat-file``, copied under ``$RUNNER_TEMP``, passed as ``--config FILE --config-root
+<repository root>``). In either mode, when configuration, suppressions or a baseline removed findings or
+files (a second pair of JSON scans, with and without them, tells), a ``::notice`` and a job-summary
+section say how many.
+
+A file already at ``sarif-file`` (say, one the pull request committed) is removed before the scan (a
+directory there is refused, exit 2), so the ``sarif-file`` output names only a report this run wrote.
 
 It always writes the SARIF file (so the upload step can run even when the scan
 fails the job), prints the report in ``format`` (with ``github``: annotations
@@ -58,6 +73,8 @@ class Plan:
     category: str
     upload: bool
     scan_args: list[str] = field(default_factory=list)
+    auditor: bool = False
+    base_sha: str = ""
 
     def sarif_argv(self, python: str) -> list[str]:
         return [python, "-m", "hermes_audit", "scan", "--format", "sarif", "-o", self.sarif_file,
@@ -96,12 +113,83 @@ def plan_from_env(env: Mapping[str, str]) -> Plan:
     category = (env.get("HA_CATEGORY") or "").strip() or f"hermes-audit/{version}"
     if any(c in category for c in "\r\n\x00"):
         raise InputError("input category: must be one line")
+    auditor_in = _choice(env, "HA_AUDITOR", "auditor", ("auto", "true", "false"), "auto")
+    event = (env.get("HA_EVENT_NAME") or "").strip()
+    auditor = auditor_in == "true" or (auditor_in == "auto" and event in PULL_REQUEST_EVENTS)
+    base_sha = (env.get("HA_BASE_SHA") or "").strip()
+    if base_sha and not all(c in "0123456789abcdefABCDEF" for c in base_sha):
+        base_sha = ""  # not a commit id: never handed to git
     args = ["--hermes-version", version]
     if fail_on == "never":
         args += ["--fail-on", "critical", "--no-fail-on-blocked"]
     else:
         args += ["--fail-on", fail_on]
-    return Plan(paths, version, fail_on, fmt, sarif_file, category, upload, args)
+    if auditor:
+        args.append("--no-suppressions")
+    return Plan(paths, version, fail_on, fmt, sarif_file, category, upload, args, auditor, base_sha)
+
+
+#: Events whose checkout is (or may be) the pull request's own tree: auditor mode by default.
+PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
+#: The configuration files hermes-audit reads at a repository root, in order (hermes_audit.config).
+CONFIG_NAMES = (".hermes-audit.toml", "pyproject.toml")
+
+
+def _git(args: list[str], cwd: Optional[str] = None) -> Optional[bytes]:
+    """Output of a read-only git command run with the scan's safe options (no fsmonitor, no hooks, no
+    system configuration); ``None`` when it fails."""
+    from hermes_audit.documents.discovery import SAFE_GIT_OPTIONS
+
+    env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0")
+    try:
+        proc = subprocess.run(["git", *SAFE_GIT_OPTIONS, *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def base_config(plan: Plan, temp_dir: str) -> tuple[list[str], str]:
+    """Auditor mode's configuration: ``(scan arguments, what the notice says)``. The first of
+    :data:`CONFIG_NAMES` at ``plan.base_sha`` (read with ``git cat-file``, never checked out), copied to
+    ``temp_dir``, as ``--config FILE --config-root ROOT``; no arguments when there is no base commit, the
+    clone lacks it (a depth-1 checkout of the merge commit), or it has no configuration file."""
+    if not plan.base_sha:
+        return [], "no configuration (no base commit)"
+    top = _git(["rev-parse", "--show-toplevel"])
+    if top is None:
+        return [], "no configuration (the working directory is not a git checkout)"
+    root = top.decode("utf-8", "surrogateescape").strip()
+    short = plan.base_sha[:12]
+    if _git(["cat-file", "-e", f"{plan.base_sha}^{{commit}}"], cwd=root) is None:
+        return [], (f"no configuration: the base commit {short} is not in the clone "
+                    "(actions/checkout with fetch-depth: 2 fetches it)")
+    for name in CONFIG_NAMES:
+        data = _git(["cat-file", "blob", f"{plan.base_sha}:{name}"], cwd=root)
+        if data is None:
+            continue
+        folder = os.path.join(temp_dir, "hermes-audit-base-config")
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, name)
+        with open(path, "wb") as fh:
+            fh.write(data)
+        return ["--config", path, "--config-root", root], f"the configuration of the base commit {short} ({name})"
+    return [], f"no configuration (the base commit {short} has none)"
+
+
+def clear_sarif(path: str) -> Optional[str]:
+    """Remove a file (or symbolic link) already at ``path`` before the scan writes it, so the report the
+    action hands on is this run's. Returns what to say about it (``None``: nothing was there). Raises
+    :class:`InputError` for a directory there or a file that cannot be removed."""
+    if not os.path.lexists(path):
+        return None
+    if os.path.isdir(path) and not os.path.islink(path):
+        raise InputError(f"input sarif-file: {path} is a directory")
+    try:
+        os.unlink(path)
+    except OSError as exc:
+        raise InputError(f"input sarif-file: cannot remove the existing {path}: {exc.strerror or exc}") from None
+    return f"removed {path}, which was there before the scan (a committed report is never uploaded)"
 
 
 def gate(exit_code: int, fail_on: str) -> int:
@@ -136,15 +224,85 @@ def _count_results(sarif_file: str) -> int:
         return 0
 
 
+def _json_summary(python: str, args: list[str], paths: list[str], out: str, env: dict) -> Optional[dict]:
+    """``summary`` of a JSON scan with ``args`` (output discarded); ``None`` when it wrote no report."""
+    subprocess.run([python, "-m", "hermes_audit", "scan", "--format", "json", "-o", out, *args, "--", *paths],
+                   env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        with open(out, encoding="utf-8") as fh:
+            summary = json.load(fh).get("summary") or {}
+        return {k: int(summary.get(k) or 0) for k in ("files", "findings", "suppressed")}
+    except (OSError, ValueError, AttributeError, TypeError):
+        return None
+
+
+def removed_counts(plan: Plan, config_args: list[str], python: str, env: dict, temp_dir: str) -> Optional[dict]:
+    """What configuration, inline suppressions or a baseline removed from the report: the JSON summaries of
+    the scan as run and of the same scan with ``--no-suppressions --no-config``, compared. ``None`` when
+    nothing can have been removed (auditor mode without a base configuration) or a scan wrote no report;
+    else ``{"findings", "files", "suppressed", "raw_findings", "raw_files"}``."""
+    if plan.auditor and not config_args:
+        return None
+    run_args = plan.scan_args + config_args
+    raw_args = [a for a in plan.scan_args if a != "--no-suppressions"] + ["--no-suppressions", "--no-config"]
+    got = _json_summary(python, run_args, plan.paths, os.path.join(temp_dir, "hermes-audit-configured.json"), env)
+    raw = _json_summary(python, raw_args, plan.paths, os.path.join(temp_dir, "hermes-audit-raw.json"), env)
+    if got is None or raw is None:
+        return None
+    return {"findings": max(0, raw["findings"] - got["findings"]), "files": max(0, raw["files"] - got["files"]),
+            "suppressed": got["suppressed"], "raw_findings": raw["findings"], "raw_files": raw["files"]}
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def removal_message(counts: Optional[dict]) -> Optional[str]:
+    """The notice for :func:`removed_counts`; ``None`` when nothing was removed."""
+    if not counts or not (counts["findings"] or counts["files"] or counts["suppressed"]):
+        return None
+    text = (f"configuration, inline suppressions or a baseline removed {_plural(counts['findings'], 'finding')} "
+            f"and {_plural(counts['files'], 'file')} from this report (without them: "
+            f"{_plural(counts['raw_findings'], 'finding')} in {_plural(counts['raw_files'], 'file')})")
+    if counts["suppressed"]:
+        text += f"; {counts['suppressed']} suppressed, listed with their reasons in the JSON report"
+    return text
+
+
+def _append_summary(path: Optional[str], lines: list[str]) -> None:
+    if not path or not lines:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write("\n".join(["### hermes-audit: what this report leaves out", "", *[f"- {ln}" for ln in lines], ""])
+                     + "\n")
+    except OSError as exc:
+        print(f"::warning title=hermes-audit action::{_escape(f'cannot write the job summary: {exc}')}", flush=True)
+
+
 def main(env: Optional[Mapping[str, str]] = None, python: Optional[str] = None) -> int:
     """Run the scan step. Returns the step's exit status (see the module docstring)."""
     env = os.environ if env is None else env
     python = python or sys.executable
     try:
         plan = plan_from_env(env)
+        cleared = clear_sarif(plan.sarif_file)
     except InputError as exc:
         print(f"::error title=hermes-audit action::{_escape(str(exc))}", flush=True)
         return 2
+    if cleared:
+        print(f"::notice title=hermes-audit action::{_escape(cleared)}", flush=True)
+    import tempfile
+
+    temp_dir = tempfile.mkdtemp(prefix="hermes-audit-", dir=env.get("RUNNER_TEMP") or None)
+    config_args: list[str] = []
+    said: list[str] = []
+    if plan.auditor:
+        config_args, where = base_config(plan, temp_dir)
+        said.append("auditor mode: no configuration, inline suppression or baseline from the checked-out tree; "
+                    + where)
+        print(f"::notice title=hermes-audit: auditor mode::{_escape(said[-1])}", flush=True)
+    plan.scan_args += config_args
     print(f"hermes-audit: {shlex.join(plan.sarif_argv('hermes-audit')[3:])}", flush=True)
     sarif_dir = os.path.dirname(plan.sarif_file)
     if sarif_dir:
@@ -154,13 +312,23 @@ def main(env: Optional[Mapping[str, str]] = None, python: Optional[str] = None) 
     log = plan.log_argv(python)
     if log is not None:
         subprocess.run(log, env=dict(env), stdin=subprocess.DEVNULL)
+    plan.scan_args = plan.scan_args[:len(plan.scan_args) - len(config_args)]
+    removed = removal_message(removed_counts(plan, config_args, python, dict(env), temp_dir))
+    if removed:
+        said.append(removed)
+        print(f"::notice title=hermes-audit: findings removed::{_escape(removed)}", flush=True)
+    _append_summary(env.get("GITHUB_STEP_SUMMARY"), said)
+    written = os.path.isfile(plan.sarif_file) and not os.path.islink(plan.sarif_file)  # cleared before the scan
     outputs = {
-        "sarif-file": plan.sarif_file if os.path.isfile(plan.sarif_file) else "",
+        "sarif-file": plan.sarif_file if written else "",
         "category": plan.category,
         "exit-code": str(code),
         "gate": str(gate(code, plan.fail_on)),
-        "findings": str(_count_results(plan.sarif_file)),
+        "findings": str(_count_results(plan.sarif_file) if written else 0),
     }
+    import shutil
+
+    shutil.rmtree(temp_dir, ignore_errors=True)
     try:
         _write_outputs(env.get("GITHUB_OUTPUT"), outputs)
     except OSError as exc:

@@ -172,7 +172,7 @@ def _subst(value: str, ctx: dict) -> str:
     return re.sub(r"\$\{\{(.*?)\}\}", lambda m: _expr(m.group(1), ctx), value)
 
 
-def _run_action(repo: Path, runner_temp: Path, inputs: dict) -> tuple[dict, list, str, int]:
+def _run_action(repo: Path, runner_temp: Path, inputs: dict, github: dict = None) -> tuple[dict, list, str, int]:
     """Run action.yml's steps as a runner would: inputs with defaults, env per step, bash scripts,
     `if:` conditions, step outputs from $GITHUB_OUTPUT. `uses:` steps are recorded, not run; the
     install step is replaced by a venv whose python is this interpreter (hermes-audit installed)."""
@@ -184,7 +184,7 @@ def _run_action(repo: Path, runner_temp: Path, inputs: dict) -> tuple[dict, list
     shim = venv_bin / "python"  # a shim, not a symlink: a symlinked venv python loses its site-packages
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
     shim.chmod(0o755)
-    ctx = {"inputs": ins, "steps": {}, "github": {"action_path": str(ROOT)}}
+    ctx = {"inputs": ins, "steps": {}, "github": {"action_path": str(ROOT), **(github or {})}}
     uses, log, status = [], "", 0
     for step in data["runs"]["steps"]:
         cond = step.get("if")

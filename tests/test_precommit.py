@@ -150,3 +150,42 @@ def test_hook_hands_scans_to_a_server_with_HERMES_AUDIT_SERVER(tmp_path, precomm
                     wire.recv(s)
             except (OSError, wire.ServerUnavailable):
                 pass
+
+
+def test_file_names_are_never_options_in_the_hook(tmp_path, precommit_env):
+    """Issue 18, item 1: pre-commit appends the tracked file names to the hook's entry. Names that look like
+    options (``-o../.claude/CLAUDE.md``, ``--config=cfg/AGENTS.md``, ``--baseline=x/AGENTS.md``) are scanned
+    as files: nothing outside the repository is written, no configuration or baseline is taken from them."""
+    outside = tmp_path / ".claude" / "CLAUDE.md"
+    outside.parent.mkdir()
+    outside.write_text("the user's own instructions\n", encoding="utf-8")
+    repo = _git_repo(tmp_path / "work", precommit_env)
+
+    def add(name: str, text: str) -> None:
+        path = repo / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=precommit_env)
+
+    add("-o../.claude/CLAUDE.md", "x\n")  # the issue's reproducer: a clean file, so the hook "Passed"
+    run = _pre_commit("try-repo", str(ROOT), "hermes-audit", "--all-files", "--verbose", cwd=repo, env=precommit_env)
+    assert outside.read_text(encoding="utf-8") == "the user's own instructions\n", run.stdout
+    assert run.returncode == 0 and "-o../.claude/CLAUDE.md  claude-md     loaded" in run.stdout, run.stdout
+    add("--config=cfg/AGENTS.md", POISON)
+    add("--baseline=x/AGENTS.md", POISON)
+    run = _pre_commit("try-repo", str(ROOT), "hermes-audit", "--all-files", "--verbose", cwd=repo, env=precommit_env)
+    assert outside.read_text(encoding="utf-8") == "the user's own instructions\n"
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "--config=cfg/AGENTS.md:3:1: HA101" in run.stdout, run.stdout
+    assert "--baseline=x/AGENTS.md:3:1: HA101" in run.stdout, run.stdout
+    assert "-o../.claude/CLAUDE.md" in run.stdout  # scanned as a file, shown in the verdicts
+
+
+def test_hook_entry_ends_with_a_double_dash():
+    """Every hook hands its file names after ``--`` (pre-commit appends them to the entry)."""
+    import yaml
+
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    for hook in hooks:
+        if hook.get("pass_filenames", True):
+            assert hook["entry"].split()[-1] == "--", hook

@@ -9,9 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-import click
-
-from hermes_audit.cli.common import CliError, write_output
+from hermes_audit.cli.common import CliError, echo_err, write_output
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -82,4 +80,4 @@ def finish_baseline(result, write_to: Optional[Path]) -> None:
         msg += f" ({len(stale)} stale entr{'ies' if len(stale) != 1 else 'y'} dropped)"
     # once, on stderr only: the report (on stdout or in -o FILE, in any format) describes the scan, and a
     # JSON or SARIF consumer gets no note about hermes-audit's own bookkeeping
-    click.echo(f"hermes-audit: {msg}", err=True)
+    echo_err(f"hermes-audit: {msg}")

@@ -30,19 +30,36 @@ def one_line(text: str, limit: int = 2000) -> str:
     repository cannot move the cursor or recolour the terminal), newlines included."""
     from hermes_audit.reporters.json_report import safe_path
 
-    return safe_path(text)[:limit]
+    return log_safe(safe_path(text)[:limit])
 
 
-def write_output(text: str, output: Optional[Path], color: Optional[bool] = None) -> None:
+def log_safe(text: str, keep_commands: bool = False) -> str:
+    """``text`` for standard output or error: under CI (:func:`hermes_audit.reporters.workflow.ci_log`)
+    with every workflow-command marker broken (:func:`~hermes_audit.reporters.workflow.neutralise`), so no
+    line of it is obeyed by the runner; unchanged elsewhere. ``keep_commands``: the text is hermes-audit's
+    own annotations (``--format github``)."""
+    from hermes_audit.reporters.workflow import ci_log, neutralise
+
+    return neutralise(text, keep_commands) if ci_log() else text
+
+
+def echo_err(text: str, nl: bool = True) -> None:
+    """``text`` on standard error, through :func:`log_safe`."""
+    click.echo(log_safe(text), err=True, nl=nl)
+
+
+def write_output(text: str, output: Optional[Path], color: Optional[bool] = None, commands: bool = False) -> None:
     """Write to ``output`` atomically (see :mod:`hermes_audit.atomic`), or to stdout.
 
     ``color`` forces ANSI styles to be kept (``True``) or stripped (``False``) on
-    stdout; ``None`` lets click decide (kept only on a terminal). The parent
+    stdout; ``None`` lets click decide (kept only on a terminal). On stdout under
+    CI the text passes through :func:`log_safe` (``commands``: it is hermes-audit's
+    own annotations, ``--format github``); a file gets the text as it is. The parent
     directory of ``output`` must exist (a mistyped path is an error, not a new
     directory tree). Raises :class:`CliError` (exit 2).
     """
     if output is None:
-        click.echo(text, nl=False, color=color)
+        click.echo(log_safe(text, keep_commands=commands), nl=False, color=color)
         return
     from hermes_audit.atomic import atomic_write_text
 
@@ -95,9 +112,21 @@ def terminal_safe(text: str) -> str:
 
 
 def exact_or_safe(text: str, output) -> str:
-    """Exact text for a file or a pipe; :func:`terminal_safe` text when it goes to a terminal."""
-    if output is None and stdout_is_terminal():
-        return terminal_safe(text)
+    """Exact text for a file or a pipe; :func:`terminal_safe` text when it goes to a terminal; under CI
+    (:func:`hermes_audit.reporters.workflow.ci_log`) on stdout, escaped with
+    :func:`~hermes_audit.reporters.workflow.ci_escape` (a note on stderr says so: ``-o FILE`` has the exact
+    bytes), so no line of a file's text is obeyed as a workflow command."""
+    if output is None:
+        from hermes_audit.reporters.workflow import ci_escape, ci_log
+
+        if ci_log():
+            escaped = ci_escape(text)
+            if escaped != text:
+                echo_err("hermes-audit: note: CI log: control characters and workflow-command markers are escaped "
+                         "in this output; -o FILE writes the exact text")
+            return escaped
+        if stdout_is_terminal():
+            return terminal_safe(text)
     return text
 
 
@@ -108,9 +137,9 @@ def report_stalls(scanner, before: int) -> bool:
     it takes at least that long)."""
     stalls = list(getattr(scanner, "stalls", {}).values())[before:]
     for st in stalls:
-        click.echo(f"hermes-audit: Hermes' own pattern '{st.pattern_id}' ({st.rule.code}) did not finish within "
+        echo_err(f"hermes-audit: Hermes' own pattern '{st.pattern_id}' ({st.rule.code}) did not finish within "
                    f"{st.seconds:g} s on a text of {st.chars:,} characters: a session that loads it hangs at "
-                   "start-up; this report assumes it does not match", err=True)
+                 "start-up; this report assumes it does not match")
     return bool(stalls)
 
 
@@ -159,7 +188,7 @@ class HermesVersionType(click.ParamType):
             return None
         name, note = resolve_hermes_version(str(value))
         if note:
-            click.echo(note, err=True)
+            echo_err(note)
         return name
 
 

@@ -21,7 +21,8 @@ from pathlib import Path
 import click
 
 from hermes_audit.hermes.profiles import get_profile, require_session_model
-from hermes_audit.cli.common import HERMES_VERSION, HERMES_VERSION_HELP, default_hermes_version, EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output, terminal_safe, exact_or_safe, report_stalls
+from hermes_audit.reporters.workflow import json_text
+from hermes_audit.cli.common import echo_err, HERMES_VERSION, HERMES_VERSION_HELP, default_hermes_version, EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output, terminal_safe, exact_or_safe, report_stalls
 
 VERSIONS = ["latest", "0.19"]
 
@@ -206,7 +207,7 @@ def context(cwd, hermes_home, hermes_version, context_length, max_chars, config_
         try:
             block = report.render(include_soul)
         except UnknownText as exc:
-            click.echo(f"hermes-audit: cannot render: {exc}", err=True)
+            echo_err(f"hermes-audit: cannot render: {exc}")
             sys.exit(EXIT_INCOMPLETE)
         write_output(exact_or_safe(block, output), output)
         sys.exit(code)
@@ -217,7 +218,7 @@ def context(cwd, hermes_home, hermes_version, context_length, max_chars, config_
         except UnknownText:
             data["render"] = None
         data["exit_code"] = code
-        write_output(json.dumps(data, indent=2, ensure_ascii=False) + "\n", output)
+        write_output(json_text(data) + "\n", output)
     else:
         write_output(terminal_safe(render_context_text(report, include_soul)), output)
     sys.exit(code)
@@ -243,7 +244,7 @@ def render_hints_text(report, show_text: bool = True) -> str:
         if report.mode == "all":
             head = f"[{c.index}] {c.hints[0].display if c.hints else c.args.get('path')}"
         else:
-            head = f"[{c.index}] {c.tool} {json.dumps(c.args, ensure_ascii=False)[:200]}"
+            head = f"[{c.index}] {c.tool} {json.dumps(c.args, ensure_ascii=True)[:200]}"
         lines.append(head)
         if report.mode != "all":
             if c.directories:
@@ -353,7 +354,7 @@ def hints(paths, cwd, trace, all_dirs, hermes_version, home, no_text, fmt, outpu
     if fmt == "json":
         data = report.to_dict()
         data["exit_code"] = code
-        write_output(json.dumps(data, indent=2, ensure_ascii=False) + "\n", output)
+        write_output(json_text(data) + "\n", output)
     else:
         write_output(terminal_safe(render_hints_text(report, show_text=not no_text)), output)
     sys.exit(code)

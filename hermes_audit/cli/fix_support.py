@@ -17,7 +17,7 @@ from typing import Sequence
 
 import click
 
-from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, CliError
+from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, CliError, log_safe
 
 
 def run_fix(result, targets: Sequence[Path], opts, fix: bool, hermes_blocking: bool, diff: bool):
@@ -41,9 +41,9 @@ def run_fix(result, targets: Sequence[Path], opts, fix: bool, hermes_blocking: b
         if plan is not None and plan.changed:
             plans.append(plan)
     if diff:
-        click.echo("".join(unified_diff(p) for p in plans), nl=False)
+        click.echo(log_safe("".join(unified_diff(p) for p in plans)), nl=False)
         n = sum(p.removed_chars for p in plans)
-        click.echo(f"hermes-audit: {n} character(s) in {len(plans)} file(s) would be fixed (nothing written)", err=True)
+        click.echo(log_safe(f"hermes-audit: {n} character(s) in {len(plans)} file(s) would be fixed (nothing written)"), err=True)
         sys.exit(EXIT_FINDINGS if plans else EXIT_CLEAN)
     failed = 0
     for plan in plans:
@@ -51,7 +51,7 @@ def run_fix(result, targets: Sequence[Path], opts, fix: bool, hermes_blocking: b
             write_plan(plan)
         except FixError as exc:
             failed += 1
-            click.echo(f"hermes-audit: not fixed: {exc}", err=True)  # FixError messages escape the path
+            click.echo(log_safe(f"hermes-audit: not fixed: {exc}"), err=True)  # FixError messages escape the path
             continue
         reasons = sorted({e.reason for e in plan.edits})
         from hermes_audit.cli.common import one_line
@@ -59,7 +59,7 @@ def run_fix(result, targets: Sequence[Path], opts, fix: bool, hermes_blocking: b
         click.echo(f"hermes-audit: fixed {one_line(plan.path)}: removed {plan.removed_chars} character(s) ({', '.join(reasons)})",
                    err=True)
     if not plans:
-        click.echo("hermes-audit: nothing to fix", err=True)
+        click.echo(log_safe("hermes-audit: nothing to fix"), err=True)
         return _note_hermes_blocking(result, hermes_blocking)
     try:
         again = run_scan(targets, opts)

@@ -99,6 +99,7 @@ jobs:
       - uses: actions/checkout@v4
         with:
           persist-credentials: false
+          fetch-depth: 2  # the base commit too: on pull requests the action uses its configuration (auditor mode)
 {uses_comment}      - uses: {action}@{ref}
         with:
           paths: .

@@ -134,14 +134,13 @@ def memory(paths, profile_name, hermes_version, target, memory_limit, user_limit
         write_output(exact_or_safe(audit.snapshot() + ("\n" if audit.snapshot() else ""), output), output)
         sys.exit(3 if audit.result.incomplete else 0)
     if fmt == "json":
-        import json
-
         from hermes_audit.reporters.json_report import to_dict
+        from hermes_audit.reporters.workflow import json_text
 
         doc = to_dict(audit.result)
         doc["memory"] = audit.to_dict()
         doc["summary"]["exit_code"] = audit.exit_code()
-        write_output(json.dumps(doc, indent=2, ensure_ascii=True) + "\n", output)
+        write_output(json_text(doc) + "\n", output)
     elif fmt == "sarif":
         from hermes_audit.reporters import sarif
 

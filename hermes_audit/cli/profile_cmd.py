@@ -330,9 +330,9 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
     except (CatalogError, SkillsGuardError, CronGuardError, ValueError) as exc:
         raise CliError(str(exc)) from None
     if fmt == "json":
-        import json
+        from hermes_audit.reporters.workflow import json_text
 
-        write_output(json.dumps(to_json(report), indent=2, ensure_ascii=True) + "\n", output)
+        write_output(json_text(to_json(report)) + "\n", output)
     else:
         write_output(render_text(report, color_enabled(color) and output is None), output)
     sys.exit(report.exit_code())

@@ -20,7 +20,6 @@ hermes-agent installed, no ``--hermes-source``) do not change the exit code.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Optional
@@ -28,7 +27,8 @@ from typing import Optional
 import click
 
 from hermes_audit.hermes.profiles import get_profile, require_session_model
-from hermes_audit.cli.common import HERMES_VERSION, HERMES_VERSION_HELP, default_hermes_version, EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output, terminal_safe, exact_or_safe, report_stalls
+from hermes_audit.reporters.workflow import json_text
+from hermes_audit.cli.common import echo_err, HERMES_VERSION, HERMES_VERSION_HELP, default_hermes_version, EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output, terminal_safe, exact_or_safe, report_stalls
 
 
 def _fmt_pct(x: float) -> str:
@@ -282,7 +282,7 @@ def prompt(cwd, hermes_home, profile_name, hermes_version, context_length, platf
         doc = report.to_dict()
         doc["findings"] = [f.to_dict() for f in findings]
         doc["exit_code"] = code
-        write_output(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", output)
+        write_output(json_text(doc) + "\n", output)
     elif fmt == "markdown":
         write_output(terminal_safe(render_markdown(report, findings)), output)
     else:
@@ -290,5 +290,5 @@ def prompt(cwd, hermes_home, profile_name, hermes_version, context_length, platf
         # a file gets the exact bytes; a terminal gets one newline after them
         write_output(exact_or_safe(text if output is not None else text + "\n", output), output)
         if not no_budget:
-            click.echo(terminal_safe(budget_table(report, findings)), err=True, nl=False)
+            echo_err(terminal_safe(budget_table(report, findings)), nl=False)
     sys.exit(code)

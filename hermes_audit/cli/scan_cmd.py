@@ -87,6 +87,10 @@ def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -
     "distribution", "skill", "generic"]), default=None, help="Treat every file as this kind.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Configuration file (pyproject.toml or .hermes-audit.toml).")
+@click.option("--config-root", "config_root", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="With --config: the directory its exclude and per-path-ignores patterns are relative to "
+                   "[default: the file's directory] (a configuration kept outside the repository, e.g. the "
+                   "base branch's in a pull request).")
 @click.option("--no-config", is_flag=True, help="Ignore configuration files in the scanned repository.")
 @click.option("--no-git", is_flag=True, help="Walk directories without asking git (no .gitignore).")
 @click.option("--max-file-size", type=click.IntRange(min=1), default=None,
@@ -131,7 +135,7 @@ def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Processes for scanning a large tree [default: $HERMES_AUDIT_JOBS, else the CPUs].")
 def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_on, no_fail_on_blocked, kind,
-         config_path, no_config, no_git, max_file_size, color, baseline_path=None, write_baseline=None,
+         config_path, no_config, no_git, max_file_size, color, baseline_path=None, config_root=None, write_baseline=None,
          no_suppressions=False, include_suppressed=False, sarif_category=None,
          fix=False, fix_hermes_blocking=False, show_diff=False, session_cwd=None, with_prompt=False,
          hermes_home=None, prompt_max_share=None, jobs=None, show_files=False) -> None:
@@ -151,10 +155,19 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
 
     from hermes_audit.documents.reader import path_mode, path_present  # never raise (closed directories)
 
+    if output is not None or write_baseline is not None:  # a name from the scanned tree read as an option
+        from hermes_audit.documents.kinds import classify
+
+        for flag, dest in (("-o", output), ("--write-baseline", write_baseline)):
+            if dest is not None and classify(Path(dest).as_posix()) is not None:
+                raise CliError(f"{flag} {dest}: refusing to write over a file Hermes loads into its prompt "
+                               f"(a file name read as an option? pass paths after '--')")
     targets = list(paths) or [Path(".")]
     for t in targets:
         if not path_present(t):  # a file in a directory we cannot enter exists: the reader reports it skipped
-            raise CliError(f"{t}: no such file or directory")
+            hint = ("; every argument after '--' is a path (a pre-commit hook's args: too): give options before "
+                    "'--', e.g. entry: hermes-audit scan --hermes-version 0.19 --") if str(t).startswith("-") else ""
+            raise CliError(f"{t}: no such file or directory{hint}")
     from hermes_audit.scan import unscannable_reason
 
     unscannable = [unscannable_reason(t) for t in targets]
@@ -164,6 +177,8 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     first_mode = path_mode(first, follow_symlinks=True)
     root = find_git_root((first if first_mode is not None and stat.S_ISDIR(first_mode) else first.parent).resolve()) \
         or Path.cwd()
+    if config_root is not None and config_path is None:
+        raise CliError("--config-root needs --config")
     try:
         cfg = Config() if (no_config or no_suppressions) and config_path is None else load_config(root, config_path)
     except ConfigError as exc:
@@ -179,7 +194,8 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
         use_git=not no_git,
         exclude=cfg.exclude,
         per_path_ignores=cfg.per_path_ignores,
-        config_dir=cfg.source.absolute().parent if cfg.source is not None else None,  # patterns anchored there
+        config_dir=(config_root.absolute() if config_root is not None and cfg.source is not None else
+                    cfg.source.absolute().parent if cfg.source is not None else None),  # patterns anchored there
         no_suppressions=no_suppressions,
         repo_root=root,  # fingerprints and baselines name files relative to it
     )
@@ -221,10 +237,11 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     extra = ({"include_suppressed": include_suppressed, "category": sarif_category, "root": root} if fmt == "sarif"
              else {"include_suppressed": include_suppressed, "show_files": show_files} if fmt == "text" else None)
     use_color = color_enabled(color) and output is None
-    write_output(render_result(result, fmt, use_color, extra), output, color=True if use_color else None)
+    write_output(render_result(result, fmt, use_color, extra), output, color=True if use_color else None,
+                 commands=fmt == "github")
     if output is not None:  # a CI log must say why the job failed, whatever went into the file
-        from hermes_audit.cli.common import one_line
+        from hermes_audit.cli.common import echo_err, one_line
         from hermes_audit.reporters.text import exit_reason, summary_line
 
-        click.echo(one_line(f"hermes-audit: {summary_line(result)} {exit_reason(result)}; report in {output}"), err=True)
+        echo_err(one_line(f"hermes-audit: {summary_line(result)} {exit_reason(result)}; report in {output}"))
     sys.exit(result.exit_code())

@@ -152,10 +152,28 @@ def annotations(result) -> list[str]:
 _MD_SPECIAL = set("\\`*_[]|~")
 
 
+#: What GitHub's Markdown turns into a link by itself (GFM autolinks): a scheme before ``//`` or a
+#: ``mailto:``/``xmpp:`` scheme, ``www.``, and the ``@`` of an e-mail address.
+_AUTOLINK = None
+
+
+def defang(text: str) -> str:
+    """``text`` with nothing GitHub's Markdown would autolink: ``https://x`` -> ``https[:]//x``,
+    ``www.x`` -> ``www[.]x``, ``a@b.c`` -> ``a[@]b.c`` (the brackets are then escaped by :func:`md_escape`,
+    so they show as written)."""
+    global _AUTOLINK
+    if _AUTOLINK is None:
+        import re
+
+        _AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9+.-])(:)(?=//)|(?<=\bmailto)(:)|(?<=\bxmpp)(:)|(?<=\bwww)(\.)|(?<=\w)(@)(?=\w)")
+    return _AUTOLINK.sub(lambda m: "[" + m.group() + "]", text)
+
+
 def md_escape(text: str, limit: int = 300) -> str:
-    """Text from a scanned file made safe for a Markdown table cell: printable, HTML
-    metacharacters as entities, Markdown punctuation backslash-escaped, no line breaks."""
-    t = _clean(text, limit)
+    """Text from a scanned file made safe for a Markdown table cell: printable, no autolink
+    (:func:`defang`), HTML metacharacters as entities, Markdown punctuation backslash-escaped, no
+    line breaks."""
+    t = defang(_clean(text, limit))
     t = t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return "".join("\\" + c if c in _MD_SPECIAL else c for c in t)
 

@@ -90,6 +90,6 @@ def to_dict(result) -> dict:
 
 def render(result) -> str:
     """The JSON document as a string (ASCII only, so it survives any terminal or pipe)."""
-    import json  # issue 8: start-up (the text report imports this module for safe_path)
+    from hermes_audit.reporters.workflow import json_text  # issue 8: start-up (the text report imports this module)
 
-    return json.dumps(to_dict(result), indent=2, ensure_ascii=True) + "\n"
+    return json_text(to_dict(result)) + "\n"

@@ -38,7 +38,6 @@ needs (docs "SARIF support for code scanning"; see docs/github.md):
 
 from __future__ import annotations
 
-import json
 import os
 import urllib.parse
 from pathlib import Path
@@ -172,7 +171,7 @@ def _outside_notification(f: Finding, index: int, abs_path: Optional[Path], home
         msg = msg.rstrip(".") + ". Fix: " + printable(f.fix, 500)
     return om.Notification(
         level=LEVELS[f.severity],
-        message=om.Message(text=msg),
+        message=om.Message(text=message_text(msg)),
         descriptor=om.ReportingDescriptorReference(id="finding-outside-repository"),
         associated_rule=om.ReportingDescriptorReference(id=f.rule_id, index=index),
         locations=[om.Location(physical_location=om.PhysicalLocation(
@@ -190,6 +189,23 @@ def _artifact(display: str, abs_path: Optional[Path], root: Optional[Path]) -> o
 
 
 # --- rules ---------------------------------------------------------------------------------------
+
+
+_BRACKETS = None
+
+
+def message_text(text: str) -> str:
+    """``text`` for a SARIF ``message.text``: ``[`` and ``]`` escaped with a backslash (SARIF 2.1.0
+    section 3.11.6), so text quoted from a scanned file (``[Fix now](https://...)``) is never an embedded
+    link; backslashes right before a bracket are doubled, so the bracket stays escaped."""
+    global _BRACKETS
+    if "[" not in text and "]" not in text:
+        return text
+    if _BRACKETS is None:
+        import re
+
+        _BRACKETS = re.compile(r"(\\*)([\[\]])")
+    return _BRACKETS.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), text)
 
 
 def _plain(markdown: str) -> str:
@@ -297,7 +313,7 @@ def _result(f: Finding, index: int, doc_paths: dict, root: Optional[Path]) -> om
         related = [
             om.Location(
                 id=i + 1,
-                message=om.Message(text=printable(r.message, 500)),
+                message=om.Message(text=message_text(printable(r.message, 500))),
                 physical_location=om.PhysicalLocation(
                     artifact_location=_artifact(r.path, doc_paths.get(r.path), root),
                     region=om.Region(start_line=r.start.line, start_column=r.start.column,
@@ -310,7 +326,7 @@ def _result(f: Finding, index: int, doc_paths: dict, root: Optional[Path]) -> om
         rule_id=f.rule_id,
         rule_index=index,
         level=LEVELS[f.severity],
-        message=om.Message(text=msg),
+        message=om.Message(text=message_text(msg)),
         locations=[om.Location(physical_location=om.PhysicalLocation(
             artifact_location=_artifact(f.path, abs_path, root), region=_region(f)))],
         related_locations=related,
@@ -354,7 +370,7 @@ def _notifications(result, doc_paths: dict, root: Optional[Path]) -> list:
         detail = printable(d.read.detail or st.value, 500)
         notes.append(om.Notification(
             level=level,
-            message=om.Message(text=f"{what}: {detail}"),
+            message=om.Message(text=message_text(f"{what}: {detail}")),
             descriptor=om.ReportingDescriptorReference(id=f"file-{st.value}"),
             locations=[om.Location(physical_location=om.PhysicalLocation(
                 artifact_location=_artifact(d.path, d.abs_path, root)))],
@@ -362,7 +378,7 @@ def _notifications(result, doc_paths: dict, root: Optional[Path]) -> list:
     for e in result.errors:
         notes.append(om.Notification(
             level="error",
-            message=om.Message(text=printable(e.message, 1000)),
+            message=om.Message(text=message_text(printable(e.message, 1000))),
             descriptor=om.ReportingDescriptorReference(id="rule-error"),
             locations=[om.Location(physical_location=om.PhysicalLocation(
                 artifact_location=_artifact(e.path, doc_paths.get(e.path), root)))],
@@ -370,7 +386,7 @@ def _notifications(result, doc_paths: dict, root: Optional[Path]) -> list:
     for s in getattr(result, "baseline_stale", []) or []:
         notes.append(om.Notification(
             level="note",
-            message=om.Message(text=printable(s.message(), 1000)),
+            message=om.Message(text=message_text(printable(s.message(), 1000))),
             descriptor=om.ReportingDescriptorReference(id="stale-baseline-entry"),
         ))
     return notes
@@ -472,7 +488,9 @@ def to_dict(result, include_suppressed: bool = False, category: Optional[str] = 
 def render(result, include_suppressed: bool = False, category: Optional[str] = None,
            root: Optional[Path] = None, **_: Any) -> str:
     """The SARIF document as a string (ASCII-only JSON, so it survives any pipe)."""
-    return json.dumps(to_dict(result, include_suppressed, category, root), indent=2, ensure_ascii=True) + "\n"
+    from hermes_audit.reporters.workflow import json_text
+
+    return json_text(to_dict(result, include_suppressed, category, root)) + "\n"
 
 
 def rules_reference_markdown(rules, hermes_version: str = "latest") -> str:
