@@ -7,7 +7,7 @@ interpolated into a shell script, so an input cannot inject commands):
 variable            action input          accepted values (default)
 ==================  ====================  =========================================
 ``HA_PATHS``        ``paths``             paths separated by spaces or newlines (``.``)
-``HA_HERMES_VERSION`` ``hermes-version``  ``latest`` or ``0.19`` (``latest``)
+``HA_HERMES_VERSION`` ``hermes-version``  a release, a profile or ``auto`` (``latest``)
 ``HA_FAIL_ON``      ``fail-on``           ``info|low|medium|high|critical|never`` (``high``)
 ``HA_FORMAT``       ``format``            log format: ``github|text|json|sarif`` (``github``)
 ``HA_SARIF_FILE``   ``sarif-file``        where the SARIF report goes (``hermes-audit.sarif``)
@@ -54,7 +54,6 @@ from typing import Mapping, Optional
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 FORMATS = ("github", "text", "json", "sarif")
-VERSIONS = ("latest", "0.19")
 
 
 class InputError(ValueError):
@@ -103,7 +102,14 @@ def plan_from_env(env: Mapping[str, str]) -> Plan:
     for p in paths:
         if "\x00" in p:
             raise InputError("input paths: a path contains a NUL character")
-    version = _choice(env, "HA_HERMES_VERSION", "hermes-version", VERSIONS, "latest")
+    version = (env.get("HA_HERMES_VERSION") or "").strip() or "latest"
+    if version.lower() != "auto":  # a release (0.17.0), a profile (0.19) or auto: docs/versions.md
+        from hermes_audit.hermes.profiles import profile_name_for
+
+        try:
+            version = profile_name_for(version)
+        except ValueError as exc:
+            raise InputError(f"input hermes-version: {exc}") from None
     fail_on = _choice(env, "HA_FAIL_ON", "fail-on", (*SEVERITIES, "never"), "high")
     fmt = _choice(env, "HA_FORMAT", "format", FORMATS, "github")
     upload = _choice(env, "HA_UPLOAD", "upload", ("true", "false"), "false") == "true"
