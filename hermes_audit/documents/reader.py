@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from hermes_audit.documents.beneath import Changed, LeadsOut, open_file, resolve_below
+
 #: Files larger than this many bytes are "oversized": read as head + tail only.
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 #: Characters kept from the start of an oversized file (covers Hermes' 65,536-character
@@ -208,8 +210,33 @@ def _anonymous_descriptor(path: Path) -> Optional[ReadResult]:
                              "file; never opened (to scan piped text, save it to a file first)", file_type=kind)
 
 
+def _parent_escape(path: Path, root: Path) -> Optional[ReadResult]:
+    """A result when a directory on ``path``'s way is a symbolic link that leads out of ``root`` (the file is then
+    never opened; only ``stat`` tells a FIFO or device there, as for a link out named like the file itself);
+    ``None`` when its directories resolve inside ``root``."""
+    try:
+        resolve_below(path, root, resolve_leaf=False)
+    except LeadsOut as exc:
+        try:
+            target_mode = os.stat(path).st_mode  # stat never opens: safe on a FIFO
+        except (OSError, ValueError):
+            target_mode = stat.S_IFREG
+        if not stat.S_ISREG(target_mode):
+            kind = _file_type(target_mode)
+            return ReadResult(ReadStatus.NOT_REGULAR, detail=f"{exc}, to a {kind}; never opened", file_type=kind)
+        return ReadResult(ReadStatus.SYMLINK_ESCAPE, detail=f"{exc}; not followed", file_type="symlink")
+    except (OSError, ValueError):
+        return None  # the checks below report it
+    return None
+
+
 def check_path(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
-    """Pre-open checks: existence, symlink escape, file type. ``None`` when the path may be opened."""
+    """Pre-open checks: a directory on the way that is a link out of ``root``, existence, symlink escape,
+    file type. ``None`` when the path may be opened."""
+    if root is not None:
+        escape = _parent_escape(path, root)
+        if escape is not None:
+            return escape
     try:
         lst = os.lstat(path)
     except FileNotFoundError:
@@ -257,22 +284,39 @@ def check_path(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
     return None
 
 
+#: Flags of every open for reading: never blocks (a FIFO), never takes a terminal.
+READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+
+
 def read_file(path: Path, root: Optional[Path] = None, max_bytes: int = DEFAULT_MAX_BYTES) -> ReadResult:
     """Read ``path`` safely. Never raises for I/O problems; the status says what happened.
 
-    ``root`` (resolved) bounds where symlinks may point; ``None`` disables the
-    check (used for explicit paths outside any tree).
+    ``root`` bounds where the file may lie: neither a symbolic link named like the file nor one of the
+    directories on its way may lead out of it (``symlink-escape``, never opened), and the file is opened
+    from ``root`` down through directory descriptors with ``O_NOFOLLOW``
+    (:mod:`hermes_audit.documents.beneath`), so a directory swapped for a link during the scan is
+    ``unreadable`` ("changed during the scan"), never followed. ``None`` disables the bound (a path the
+    user named outside any scanned tree is read as named).
     """
     pre = check_path(path, root)
     if pre is not None:
         return pre
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
-        fd = os.open(path, flags)
+        fd = open_file(path, root, READ_FLAGS) if root is not None else os.open(path, READ_FLAGS)
+    except LeadsOut as exc:  # the tree changed between the checks and the open
+        return ReadResult(ReadStatus.SYMLINK_ESCAPE, detail=f"{exc}; not followed", file_type="symlink")
+    except Changed as exc:
+        return ReadResult(ReadStatus.UNREADABLE, detail=str(exc))
     except PermissionError:
         return ReadResult(ReadStatus.UNREADABLE, detail="permission denied")
     except OSError as exc:
         return ReadResult(ReadStatus.UNREADABLE, detail=f"cannot open: {exc.strerror or exc}")
+    return read_descriptor(fd, max_bytes)
+
+
+def read_descriptor(fd: int, max_bytes: int = DEFAULT_MAX_BYTES) -> ReadResult:
+    """:func:`read_file` of an open descriptor (closed here): a regular file is decoded, anything else is
+    ``not-regular`` and not read. Never raises for I/O problems."""
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
