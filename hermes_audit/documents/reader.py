@@ -332,15 +332,93 @@ def read_descriptor(fd: int, max_bytes: int = DEFAULT_MAX_BYTES) -> ReadResult:
             os.close(fd)
 
 
+#: Files above :data:`MAX_STREAM_BYTES` are still streamed whole when their data (the bytes outside holes, see
+#: :func:`_extents`) fits that many bytes and they have at most :data:`MAX_EXTENTS` data and hole runs: the
+#: holes of a sparse file are read as the NUL bytes they hold without reading them (issue 18, item 9).
+MAX_EXTENTS = 1024
+
+
+def _extents(fh, size: int) -> Optional[list[tuple[int, int, bool]]]:
+    """The runs of ``fh``'s first ``size`` bytes as ``(offset, length, is_hole)``, from ``SEEK_DATA`` and
+    ``SEEK_HOLE`` (Linux, macOS, the BSDs; where the file system does not track holes the whole file is one
+    data run). ``None`` when there are more than :data:`MAX_EXTENTS` runs, or no descriptor (an in-memory
+    file: one data run then)."""
+    try:
+        fd = fh.fileno()
+    except (AttributeError, OSError, ValueError):
+        return [(0, size, False)]
+    if not hasattr(os, "SEEK_DATA") or not hasattr(os, "SEEK_HOLE"):
+        return [(0, size, False)]
+    runs: list[tuple[int, int, bool]] = []
+    pos = 0
+    try:
+        while pos < size:
+            if len(runs) > MAX_EXTENTS:
+                return None
+            try:
+                data = os.lseek(fd, pos, os.SEEK_DATA)
+            except OSError as exc:
+                if exc.errno != errno.ENXIO:  # not supported here: all data
+                    return [(0, size, False)]
+                data = size  # ENXIO: nothing but a hole up to the end
+            data = min(data, size)
+            if data > pos:
+                runs.append((pos, data - pos, True))
+                pos = data
+                continue
+            hole = min(os.lseek(fd, pos, os.SEEK_HOLE), size)
+            if hole <= pos:  # pragma: no cover - a file system answering nonsense: read it all
+                return [(0, size, False)]
+            runs.append((pos, hole - pos, False))
+            pos = hole
+    except OSError:
+        return [(0, size, False)]
+    finally:
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+        except OSError:
+            pass
+    return runs
+
+
+def _pieces(fh, runs: list[tuple[int, int, bool]]):
+    """Bytes chunks of the data runs (the last one read on to the end of the file, which may have grown) and
+    ``int`` lengths of the holes, in order."""
+    last = len(runs) - 1
+    for i, (offset, length, hole) in enumerate(runs):
+        if hole:
+            yield length
+            continue
+        fh.seek(offset)
+        left = length
+        while i == last or left > 0:
+            chunk = fh.read(_CHUNK if i == last else min(_CHUNK, left))
+            if not chunk:
+                break
+            left -= len(chunk)
+            yield chunk
+    if not runs or runs[-1][2]:  # ends in a hole (or is empty): what a growing file added after it
+        fh.seek(runs[-1][0] + runs[-1][1] if runs else 0)
+        while True:
+            chunk = fh.read(_CHUNK)
+            if not chunk:
+                break
+            yield chunk
+
+
 def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
+    runs: Optional[list[tuple[int, int, bool]]] = [(0, size, False)]
     if size > MAX_STREAM_BYTES and size > max_bytes:
-        return _read_head_tail(fh, size)
+        runs = _extents(fh, size)
+        if runs is None or sum(n for _, n, hole in runs if not hole) > MAX_STREAM_BYTES:
+            return _read_head_tail(fh, size)
     if size <= max_bytes:
         data = fh.read(max_bytes + 1)
         if len(data) <= max_bytes:
             return decode_bytes(data)
         # grew while we read: fall through to streaming with what we have
         fh.seek(0)
+        runs = [(0, size, False)]
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
     head_parts: list[str] = []
     head_len = 0
@@ -353,40 +431,50 @@ def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
     first = True
     bom = None
     head_bytes = b""
-    while True:
-        chunk = fh.read(_CHUNK)
+    nul_tail = "\0" * OVERSIZE_TAIL_CHARS
+    holes = sum(n for _, n, hole in runs if hole)
+    for chunk in _split_holes(_pieces(fh, runs), head_parts):
+        if isinstance(chunk, int):
+            # a long hole: NUL characters, never read. It pushes the whole kept tail into the middle (no
+            # line starts in it, no "\n") and becomes the new tail; the first NUL goes through the decoder
+            # (a character cut by the hole is an error there)
+            pending = len(decoder.getstate()[0])
+            try:
+                decoder.decode(b"\0")
+            except UnicodeDecodeError as exc:
+                return _not_utf8(max(size, total_bytes), total_bytes - pending + exc.start, bom, b"\0", head_bytes)
+            combined_start = total_chars - len(tail)
+            j = tail.rfind("\n")
+            if j >= 0:
+                nl_before_tail = combined_start + j
+            if middle_plain and tail is not nul_tail:
+                dropped = tail[max(0, OVERSIZE_HEAD_CHARS - combined_start):]
+                middle_plain = not (dropped and _MARKUP_LINE.search(dropped))
+            tail = nul_tail
+            total_chars += chunk
+            total_bytes += chunk
+            continue
         if first:
             bom = _sniff_bom(chunk[:4])
             head_bytes = chunk[:BINARY_SNIFF_BYTES]
             first = False
-        final = not chunk
         pending = len(decoder.getstate()[0])  # bytes of a character cut by the previous chunk
         try:
-            piece = decoder.decode(chunk, final=final)
+            piece = decoder.decode(chunk, final=False)
         except UnicodeDecodeError as exc:
             return _not_utf8(max(size, total_bytes), total_bytes - pending + exc.start, bom,
                              bytes(exc.object[exc.start:exc.start + 4]), head_bytes)
         total_bytes += len(chunk)
-        newlines += piece.count("\n")
-        combined_start = total_chars - len(tail)
-        total_chars += len(piece)
-        if head_len < OVERSIZE_HEAD_CHARS:
-            take = piece[: OVERSIZE_HEAD_CHARS - head_len]
-            head_parts.append(take)
-            head_len += len(take)
-        combined = tail + piece
-        cut = len(combined) - OVERSIZE_TAIL_CHARS
-        if cut > 0:
-            j = combined.rfind("\n", 0, cut)
-            if j >= 0:
-                nl_before_tail = combined_start + j
-            if middle_plain:
-                dropped = combined[max(0, OVERSIZE_HEAD_CHARS - combined_start):cut]
-                middle_plain = not (dropped and _MARKUP_LINE.search(dropped))
-            combined = combined[cut:]
-        tail = combined
-        if final:
-            break
+        total_chars, tail, head_len, newlines, nl_before_tail, middle_plain = _take(
+            piece, total_chars, tail, head_parts, head_len, newlines, nl_before_tail, middle_plain)
+    pending = len(decoder.getstate()[0])
+    try:
+        piece = decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:
+        return _not_utf8(max(size, total_bytes), total_bytes - pending + exc.start, bom,
+                         bytes(exc.object[exc.start:exc.start + 4]), head_bytes)
+    total_chars, tail, head_len, newlines, nl_before_tail, middle_plain = _take(
+        piece, total_chars, tail, head_parts, head_len, newlines, nl_before_tail, middle_plain)
     tail_start = total_chars - len(tail)
     tail_line = newlines - tail.count("\n") + 1
     tail_column = tail_start - nl_before_tail
@@ -399,10 +487,57 @@ def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
         tail_column=tail_column,
         size_bytes=total_bytes,
         total_chars=total_chars,
-        detail=_oversized_detail(total_bytes, max_bytes, total_chars),
+        detail=_oversized_detail(total_bytes, max_bytes, total_chars) + (
+            f"; {holes:,} bytes are holes of a sparse file, counted as the NUL characters they hold without "
+            "being read" if holes else ""),
         bom=bom,
         middle_plain=middle_plain,
     )
+
+
+def _split_holes(pieces, head_parts: list[str]):
+    """``pieces`` (:func:`_pieces`) with each hole that the head still needs NULs from, or that is too short
+    to replace the whole kept tail, given (in part) as NUL bytes: what is left of a hole as an ``int`` is
+    longer than ``OVERSIZE_TAIL_CHARS + 1`` and comes after a full head (``head_parts`` is the head being
+    filled)."""
+    for piece in pieces:
+        if not isinstance(piece, int):
+            yield piece
+            continue
+        n = piece
+        need = OVERSIZE_HEAD_CHARS - sum(len(h) for h in head_parts)
+        if need > 0:
+            k = min(n, need)
+            yield b"\0" * k
+            n -= k
+        if 0 < n <= OVERSIZE_TAIL_CHARS + 1:
+            yield b"\0" * n
+        elif n > 0:
+            yield n
+
+
+def _take(piece: str, total_chars: int, tail: str, head_parts: list[str], head_len: int, newlines: int,
+          nl_before_tail: int, middle_plain: bool) -> tuple[int, str, int, int, int, bool]:
+    """One decoded piece of a streamed file: the head filled, the tail kept, the counts updated (returned;
+    ``head_parts`` grows in place)."""
+    newlines += piece.count("\n")
+    combined_start = total_chars - len(tail)
+    total_chars += len(piece)
+    if head_len < OVERSIZE_HEAD_CHARS:
+        take = piece[: OVERSIZE_HEAD_CHARS - head_len]
+        head_parts.append(take)
+        head_len += len(take)
+    combined = tail + piece
+    cut = len(combined) - OVERSIZE_TAIL_CHARS
+    if cut > 0:
+        j = combined.rfind("\n", 0, cut)
+        if j >= 0:
+            nl_before_tail = combined_start + j
+        if middle_plain:
+            dropped = combined[max(0, OVERSIZE_HEAD_CHARS - combined_start):cut]
+            middle_plain = not (dropped and _MARKUP_LINE.search(dropped))
+        combined = combined[cut:]
+    return total_chars, combined, head_len, newlines, nl_before_tail, middle_plain
 
 
 def _oversized_detail(size: int, max_bytes: int, total_chars: int) -> str:
