@@ -33,13 +33,15 @@ def one_line(text: str, limit: int = 2000) -> str:
     return safe_path(text)[:limit]
 
 
-def write_output(text: str, output: Optional[Path], color: Optional[bool] = None) -> None:
+def write_output(text: str, output: Optional[Path], color: Optional[bool] = None,
+                 root: Optional[Path] = None) -> None:
     """Write to ``output`` atomically (see :mod:`hermes_audit.atomic`), or to stdout.
 
     ``color`` forces ANSI styles to be kept (``True``) or stripped (``False``) on
     stdout; ``None`` lets click decide (kept only on a terminal). The parent
     directory of ``output`` must exist (a mistyped path is an error, not a new
-    directory tree). Raises :class:`CliError` (exit 2).
+    directory tree). ``root``: ``output`` must be written below it, never through
+    a symbolic link out of it. Raises :class:`CliError` (exit 2).
     """
     if output is None:
         click.echo(text, nl=False, color=color)
@@ -49,8 +51,12 @@ def write_output(text: str, output: Optional[Path], color: Optional[bool] = None
     out = Path(output)
     if not out.parent.is_dir():
         raise CliError(f"cannot write {output}: directory {out.parent} does not exist")
+    from hermes_audit.atomic import OutsideRoot
+
     try:
-        atomic_write_text(out, click.unstyle(text))
+        atomic_write_text(out, click.unstyle(text), root=root)
+    except OutsideRoot as exc:
+        raise CliError(f"cannot write {output}: {exc.strerror}; not written") from None
     except OSError as exc:
         raise CliError(f"cannot write {output}: {exc.strerror or exc}") from None
 
