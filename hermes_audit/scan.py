@@ -305,7 +305,8 @@ def soul_manifest_state(doc: Document) -> Optional[dict]:
     mf = doc.abs_path.parent / "distribution.yaml"
     if not os.path.lexists(mf):
         return None
-    res = read_file(mf, doc.abs_path.parent.resolve(), max_bytes=1024 * 1024)
+    # below the root the SOUL.md was read from (never through a link out of it, issue 18), else its directory
+    res = read_file(mf, doc.root if doc.root is not None else doc.abs_path.parent.resolve(), max_bytes=1024 * 1024)
     if res.status is not ReadStatus.OK or res.text is None:
         return {"error": res.detail or "unreadable"}
     return manifest_state_from_text(res.text)
