@@ -290,8 +290,11 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
 
 
 def _inside(p: Path, base: Path) -> bool:
+    """Whether ``p`` as written (``..`` folded lexically, no link resolved) lies below ``base``: a file named
+    there is read below ``base`` (its directories never followed out of it, docs/hardening.md); one named
+    outside it (``../AGENTS.md``, ``/tmp/x.md``) is read as named."""
     try:
-        p.absolute().relative_to(base)
+        Path(os.path.normpath(p.absolute())).relative_to(base)
         return True
     except ValueError:
         return False

@@ -250,3 +250,34 @@ def test_dir_fd_is_used_here():
     """The tests above exercise the descriptor path on the platforms CI runs (Linux, macOS)."""
     if sys.platform.startswith(("linux", "darwin")):
         assert beneath.DIR_FD
+
+
+def test_dotdot_is_resolved_as_the_os_does(tmp_path):
+    """``../AGENTS.md`` named from a subdirectory is outside the working directory: read as named;
+    ``link/../AGENTS.md`` is folded by the OS (the link's target's parent), never lexically: refused."""
+    repo, victim = _tree(tmp_path)
+    (tmp_path / "AGENTS.md").write_text("parent file\n", encoding="utf-8")
+    (victim / "sub").mkdir()
+    (repo / "link").symlink_to(victim / "sub", target_is_directory=True)
+    p = _cli(repo, "--format", "json", "../AGENTS.md", "link/../AGENTS.md")
+    files = {f["path"]: f for f in json.loads(p.stdout)["files"]}
+    assert files["../AGENTS.md"]["read"]["status"] == "ok"
+    assert files["link/../AGENTS.md"]["read"]["status"] == "symlink-escape"
+    assert SECRET not in p.stdout
+
+
+def test_tracked_directory_replaced_by_a_link_out_is_never_listed(tmp_path):
+    repo, victim = _tree(tmp_path)
+    os.mkfifo(victim / "CLAUDE.md")
+    (repo / "sub").mkdir()
+    (repo / "sub" / "AGENTS.md").write_text("x\n", encoding="utf-8")
+    subprocess.run(["git", "-C", str(repo), "add", "sub/AGENTS.md"], check=True)
+    (repo / "sub" / "AGENTS.md").unlink()
+    (repo / "sub").rmdir()
+    (repo / "sub").symlink_to(victim, target_is_directory=True)
+    p = _cli(repo, "--format", "json", ".")
+    data = json.loads(p.stdout)
+    paths = {f["path"]: f["read"]["status"] for f in data["files"]}
+    assert "sub/CLAUDE.md" not in paths  # the outside directory was not listed
+    assert paths.get("sub/AGENTS.md") in (None, "symlink-escape")
+    assert SECRET not in p.stdout

@@ -78,6 +78,13 @@ def _link_out(path: str, root_real: str, root_given: str) -> Optional[str]:
     return None
 
 
+def _absolute(path: PathLike) -> str:
+    """``path`` made absolute without folding ``..`` lexically (``link/..`` is the link target's parent, as the
+    OS sees it, not the link's directory)."""
+    p = os.fspath(path)
+    return p if os.path.isabs(p) else os.path.join(os.getcwd(), p)
+
+
 def resolve_below(path: PathLike, root: PathLike, resolve_leaf: bool = True) -> tuple[str, list[str], str]:
     """``(root_real, parts, name)``: the resolved root, the directories between it and the file, and the
     file's name. ``resolve_leaf`` False keeps the last component as it is (a symbolic link stays itself: what
@@ -86,13 +93,15 @@ def resolve_below(path: PathLike, root: PathLike, resolve_leaf: bool = True) -> 
     Raises :class:`LeadsOut` when the resolved path is not below the resolved root.
     """
     root_real = os.path.realpath(root)
-    absolute = os.path.abspath(path)
+    absolute = _absolute(path)
     if resolve_leaf:
         real = os.path.realpath(absolute)
         parent, name = os.path.split(real)
     else:
-        parent = os.path.realpath(os.path.dirname(absolute))
-        name = os.path.basename(absolute)
+        head, name = os.path.split(absolute)
+        if name in ("", os.curdir, os.pardir):  # "x/..", "x/.": the directory itself is the file
+            head, name = os.path.split(os.path.realpath(absolute))
+        parent = os.path.realpath(head)
     if not is_below(parent, root_real):
         root_given = os.path.abspath(root)
         link = _link_out(absolute, root_real, root_given)
@@ -135,10 +144,8 @@ def open_parent(path: PathLike, root: Optional[PathLike], resolve_leaf: bool = T
     name (a path the user named outside any scanned tree). Needs :data:`DIR_FD`. The caller closes
     ``dir_fd``. Raises :class:`LeadsOut`, :class:`Changed` or ``OSError``."""
     if root is None:
-        absolute = os.path.abspath(path)
-        if resolve_leaf:
-            absolute = os.path.realpath(absolute)
-        parent, name = os.path.split(absolute)
+        absolute = os.path.realpath(_absolute(path)) if resolve_leaf else _absolute(path)
+        parent, name = os.path.split(absolute)  # opened by name: the OS resolves links and ".." in it
         return os.open(parent or os.sep, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC), name
     root_real, parts, name = resolve_below(path, root, resolve_leaf)
     return open_directory(root_real, parts), name
