@@ -167,21 +167,40 @@ def swapping_tree(tmp_path):
 def test_race_reads_never_see_outside_text(swapping_tree):
     repo, victim, swapper = swapping_tree
     seen = set()
+    fds = len(os.listdir("/proc/self/fd"))
     for _ in range(3000):
         res = reader.read_file(repo / "d" / "AGENTS.md", repo)
         seen.add(res.status)
         assert SECRET not in (res.text or "") and SECRET not in (res.tail or "") and SECRET not in res.detail
     assert swapper.swaps > 0
     assert reader.ReadStatus.OK in seen  # the race was run, not refused as a whole
+    assert len(os.listdir("/proc/self/fd")) <= fds  # no directory descriptor leaked, whatever failed
     for _ in range(5):
         result = run_scan([repo], ScanOptions(base=repo, jobs=1, loading=False))
         text = json.dumps([fr.to_dict() for fr in result.files]) + json.dumps([f.message for f in result.findings])
         assert SECRET not in text
 
 
+def _real_directory(repo: Path) -> int:
+    """A descriptor of the real directory among the two swapped names (a link fails ``O_NOFOLLOW``)."""
+    while True:
+        for name in ("d", "l"):
+            try:
+                return os.open(repo / name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            except OSError:
+                continue
+
+
+def _restore(dfd: int, text: str) -> None:
+    fd = os.open("AGENTS.md", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644, dir_fd=dfd)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
 def test_race_fixes_never_write_outside(swapping_tree):
     repo, victim, swapper = swapping_tree
     before = _snapshot(victim)
+    real = _real_directory(repo)  # the test's own writes must not go through the swapped names either
     fixed = 0
     for _ in range(1500):
         doc = Document.from_path(repo / "d" / "AGENTS.md", "d/AGENTS.md", DocumentKind.AGENTS_MD, repo,
@@ -194,13 +213,9 @@ def test_race_fixes_never_write_outside(swapping_tree):
             fixed += 1
         except FixError:
             pass
-        for d in (repo / "d", repo / "l"):  # put the invisible character back in the real directory
-            if d.is_dir() and not d.is_symlink():
-                try:
-                    (d / "AGENTS.md").write_text(f"inside a{ZWSP}b\n", encoding="utf-8")
-                except OSError:
-                    pass
+        _restore(real, f"inside a{ZWSP}b\n")  # the invisible character back, in the real directory only
         assert _snapshot(victim) == before
+    os.close(real)
     assert swapper.swaps > 0 and fixed > 0
 
 
@@ -281,3 +296,19 @@ def test_tracked_directory_replaced_by_a_link_out_is_never_listed(tmp_path):
     assert "sub/CLAUDE.md" not in paths  # the outside directory was not listed
     assert paths.get("sub/AGENTS.md") in (None, "symlink-escape")
     assert SECRET not in p.stdout
+
+
+def test_output_to_a_fifo_or_device_is_written_into_not_replaced(tmp_path):
+    """``-o /dev/null`` (here: a FIFO, so the test cannot harm the machine's /dev/null): the report is written
+    into it; an atomic replace would have put a regular file in its place."""
+    (tmp_path / "AGENTS.md").write_text("fine\n", encoding="utf-8")
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader_thread = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
+    reader_thread.start()
+    p = _cli(tmp_path, "--no-git", "--format", "json", "-o", str(fifo), "AGENTS.md", timeout=120)
+    reader_thread.join(60)
+    assert p.returncode == 0, p.stderr
+    assert os.path.exists(fifo) and os.stat(fifo).st_mode & 0o170000 == 0o010000  # still a FIFO
+    assert got and json.loads(got[0])["files"][0]["path"] == "AGENTS.md"

@@ -33,6 +33,18 @@ def one_line(text: str, limit: int = 2000) -> str:
     return safe_path(text)[:limit]
 
 
+def _is_stream(path: Path) -> bool:
+    """True when ``path`` (links followed) is a character device or a FIFO: ``-o /dev/null`` must not replace
+    the device with a regular file (an atomic write would)."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
 def write_output(text: str, output: Optional[Path], color: Optional[bool] = None,
                  root: Optional[Path] = None) -> None:
     """Write to ``output`` atomically (see :mod:`hermes_audit.atomic`), or to stdout.
@@ -49,6 +61,13 @@ def write_output(text: str, output: Optional[Path], color: Optional[bool] = None
     from hermes_audit.atomic import atomic_write_text
 
     out = Path(output)
+    if _is_stream(out):  # -o /dev/null, /dev/stdout, a FIFO: written into, never replaced by a regular file
+        try:
+            with open(out, "w", encoding="utf-8", errors="surrogateescape") as fh:
+                fh.write(click.unstyle(text))
+        except OSError as exc:
+            raise CliError(f"cannot write {output}: {exc.strerror or exc}") from None
+        return
     if not out.parent.is_dir():
         raise CliError(f"cannot write {output}: directory {out.parent} does not exist")
     from hermes_audit.atomic import OutsideRoot

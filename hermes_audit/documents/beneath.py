@@ -26,6 +26,7 @@ name: links out are still refused, but a swap in the window between the check an
 from __future__ import annotations
 
 import errno
+import functools
 import os
 from pathlib import Path
 from typing import Optional, Union
@@ -92,7 +93,7 @@ def resolve_below(path: PathLike, root: PathLike, resolve_leaf: bool = True) -> 
 
     Raises :class:`LeadsOut` when the resolved path is not below the resolved root.
     """
-    root_real = os.path.realpath(root)
+    root_real = _real_root(os.fspath(root))
     absolute = _absolute(path)
     if resolve_leaf:
         real = os.path.realpath(absolute)
@@ -111,9 +112,17 @@ def resolve_below(path: PathLike, root: PathLike, resolve_leaf: bool = True) -> 
             shown = os.path.relpath(link, root_given) if is_below(link, root_given) else link
             where = f"a directory on its path ({shown}) is a symbolic link that leads"
         raise LeadsOut(f"{where} outside the scanned tree ({root_real})", link)
-    rel = os.path.relpath(parent, root_real)
-    parts = [] if rel == os.curdir else rel.split(os.sep)
+    rel = parent[len(root_real):].strip(os.sep)
+    parts = rel.split(os.sep) if rel else []
     return root_real, parts, name
+
+
+@functools.lru_cache(maxsize=64)
+def _real_root(root: str) -> str:
+    """``os.path.realpath(root)``, cached: a root is a directory the user chose (callers pass it resolved
+    already), not part of the hostile tree, and is resolved once per file otherwise. Its resolution only
+    chooses where the walk starts; what lies below it is never taken from a cache."""
+    return os.path.realpath(root)
 
 
 def open_directory(root_real: str, parts: list[str]) -> int:
@@ -162,6 +171,12 @@ def open_file(path: PathLike, root: Optional[PathLike], flags: int) -> int:
             resolve_below(path, root)
         return os.open(os.path.realpath(path), flags | nofollow | _CLOEXEC)
     dfd, name = open_parent(path, root)
+    return open_in(dfd, name, flags)
+
+
+def open_in(dfd: int, name: str, flags: int) -> int:
+    """``os.open(name, flags | O_NOFOLLOW, dir_fd=dfd)``, closing ``dfd``; a link there is :class:`Changed`."""
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
     try:
         try:
             return os.open(name, flags | nofollow | _CLOEXEC, dir_fd=dfd)

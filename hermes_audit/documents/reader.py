@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from hermes_audit.documents.beneath import Changed, LeadsOut, open_file, resolve_below
+from hermes_audit.documents.beneath import (DIR_FD, Changed, LeadsOut, open_directory, open_file, open_in,
+                                            resolve_below)
 
 #: Files larger than this many bytes are "oversized": read as head + tail only.
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
@@ -210,12 +211,13 @@ def _anonymous_descriptor(path: Path) -> Optional[ReadResult]:
                              "file; never opened (to scan piped text, save it to a file first)", file_type=kind)
 
 
-def _parent_escape(path: Path, root: Path) -> Optional[ReadResult]:
+def _parent_escape(path: Path, root: Path):
     """A result when a directory on ``path``'s way is a symbolic link that leads out of ``root`` (the file is then
     never opened; only ``stat`` tells a FIFO or device there, as for a link out named like the file itself);
-    ``None`` when its directories resolve inside ``root``."""
+    else :func:`~hermes_audit.documents.beneath.resolve_below`'s ``(root_real, parts, name)`` (``None`` when
+    the path cannot be resolved: the checks after this one report it)."""
     try:
-        resolve_below(path, root, resolve_leaf=False)
+        return resolve_below(path, root, resolve_leaf=False)
     except LeadsOut as exc:
         try:
             target_mode = os.stat(path).st_mode  # stat never opens: safe on a FIFO
@@ -235,8 +237,13 @@ def check_path(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
     file type. ``None`` when the path may be opened."""
     if root is not None:
         escape = _parent_escape(path, root)
-        if escape is not None:
+        if isinstance(escape, ReadResult):
             return escape
+    return _check_leaf(path, root)
+
+
+def _check_leaf(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
+    """:func:`check_path` without the check of the directories on the way."""
     try:
         lst = os.lstat(path)
     except FileNotFoundError:
@@ -298,11 +305,23 @@ def read_file(path: Path, root: Optional[Path] = None, max_bytes: int = DEFAULT_
     ``unreadable`` ("changed during the scan"), never followed. ``None`` disables the bound (a path the
     user named outside any scanned tree is read as named).
     """
-    pre = check_path(path, root)
+    resolved = None
+    if root is not None:
+        resolved = _parent_escape(path, root)
+        if isinstance(resolved, ReadResult):
+            return resolved
+    pre = _check_leaf(path, root)
     if pre is not None:
         return pre
     try:
-        fd = open_file(path, root, READ_FLAGS) if root is not None else os.open(path, READ_FLAGS)
+        if root is None:
+            fd = os.open(path, READ_FLAGS)
+        elif DIR_FD and resolved is not None and not os.path.islink(path):
+            # the directories were resolved above: opened from the root down, the file with O_NOFOLLOW
+            root_real, parts, name = resolved
+            fd = open_in(open_directory(root_real, parts), name, READ_FLAGS)
+        else:  # a symbolic link inside the tree: its target, resolved and opened the same way
+            fd = open_file(path, root, READ_FLAGS)
     except LeadsOut as exc:  # the tree changed between the checks and the open
         return ReadResult(ReadStatus.SYMLINK_ESCAPE, detail=f"{exc}; not followed", file_type="symlink")
     except Changed as exc:
