@@ -72,6 +72,39 @@ def write_at(dir_fd: int, name: str, data: bytes, mode: int) -> None:
         pass
 
 
+def _make_parents_below(path: Path, root: Union[str, Path]) -> None:
+    """Create the missing directories between ``root`` and ``path`` (lexically below it), each with
+    ``os.mkdir(name, dir_fd=...)`` in the one before and entered with ``O_DIRECTORY | O_NOFOLLOW``: a
+    directory that is a symbolic link raises :class:`OutsideRoot`, and nothing is created outside ``root``.
+    A ``path`` not lexically below ``root`` creates nothing (the write then checks it)."""
+    from hermes_audit.documents.beneath import is_below
+
+    parent = os.path.abspath(path.parent)
+    base = next((r for r in (os.path.abspath(root), os.path.realpath(root)) if is_below(parent, r)), None)
+    if base is None:
+        return
+    rel = parent[len(base):].strip(os.sep)
+    fd = os.open(os.path.realpath(root), os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for part in rel.split(os.sep) if rel else []:
+            try:
+                os.mkdir(part, 0o777, dir_fd=fd)
+            except FileExistsError:
+                pass
+            try:
+                nxt = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+                              dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                    raise OutsideRoot(errno.EPERM, f"{part!r} on its path is not a plain directory (a symbolic "
+                                                   "link?); nothing written") from None
+                raise
+            os.close(fd)
+            fd = nxt
+    finally:
+        os.close(fd)
+
+
 def atomic_write_bytes(path: Union[str, Path], data: bytes, mode: Optional[int] = None,
                        create_parents: bool = False, root: Optional[Union[str, Path]] = None) -> None:
     """Replace ``path`` with ``data`` atomically.
@@ -85,9 +118,12 @@ def atomic_write_bytes(path: Union[str, Path], data: bytes, mode: Optional[int] 
     Raises ``OSError`` (the target is then unchanged).
     """
     path = Path(path)
-    if create_parents:
-        path.parent.mkdir(parents=True, exist_ok=True)
     from hermes_audit.documents.beneath import DIR_FD, Changed, LeadsOut, open_parent
+
+    if create_parents and root is not None and DIR_FD:
+        _make_parents_below(path, root)
+    elif create_parents:
+        path.parent.mkdir(parents=True, exist_ok=True)
 
     if DIR_FD:
         try:

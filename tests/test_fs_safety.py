@@ -90,8 +90,13 @@ def test_atomic_write_with_a_root_refuses_a_parent_link_out(tmp_path):
     with pytest.raises(OutsideRoot):
         atomic_write_bytes(repo / "out" / "AGENTS.md", b"x", root=repo)
     assert _snapshot(victim) == before
+    with pytest.raises(OutsideRoot):  # directories are created below the root only, never through the link
+        atomic_write_bytes(repo / "out" / "sub" / "f.yml", b"x", create_parents=True, root=repo)
+    assert _snapshot(victim) == before
     atomic_write_bytes(repo / "new.json", b"{}", root=repo)
     assert (repo / "new.json").read_bytes() == b"{}"
+    atomic_write_bytes(repo / "a" / "b" / "c.yml", b"y", create_parents=True, root=repo)
+    assert (repo / "a" / "b" / "c.yml").read_bytes() == b"y"
 
 
 def test_write_plan_refuses_a_directory_swapped_for_a_link_after_the_scan(tmp_path):

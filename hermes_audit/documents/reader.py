@@ -2,12 +2,16 @@
 
 Rules this module keeps:
 
-* a symlink whose target lies outside the scan root is not followed;
+* a symlink whose target lies outside the scan root is not followed, nor one among the directories on the
+  file's way; the file is opened from the root down through directory descriptors with ``O_NOFOLLOW``
+  (:mod:`hermes_audit.documents.beneath`), so a directory swapped for a link during the scan is never
+  followed either;
 * only regular files are opened (a FIFO, socket or device is never opened for
   reading; the open itself uses ``O_NONBLOCK`` and the type is checked again on
   the descriptor, so a file swapped for a FIFO cannot block us either);
 * memory stays bounded: a file larger than ``max_bytes`` is streamed, its
-  UTF-8 validity checked to the end, and only a head and a tail are kept;
+  UTF-8 validity checked to the end, and only a head and a tail are kept (a sparse file's holes are
+  counted as the NUL characters they hold, never read);
 * nothing is ever written.
 """
 
@@ -33,9 +37,10 @@ DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 OVERSIZE_HEAD_CHARS = 1_000_000
 #: Characters kept from the end of an oversized file (covers the 20 % tail Hermes keeps).
 OVERSIZE_TAIL_CHARS = 200_000
-#: Files larger than this many bytes are not read in full: only their first and last bytes
-#: are read (the middle is skipped with a seek), so a sparse 10 GB file costs what a 32 MB one does.
-#: Their UTF-8 validity is checked in the parts read only, and ``total_chars`` is an estimate.
+#: Files larger than this many bytes are streamed only when their data (holes of a sparse file left out, see
+#: :data:`MAX_EXTENTS`) fits this many bytes; others are not read in full: only their first and last bytes
+#: are read (the middle is skipped with a seek). Their UTF-8 validity is then checked in the parts read only,
+#: ``total_chars`` is an estimate and the tail's place is unknown (the scan calls the run incomplete).
 MAX_STREAM_BYTES = 256 * 1024 * 1024
 _CHUNK = 1 << 20
 #: A line start (the start of a dropped piece counts as one) followed by whitespace and ``#``, a backtick
