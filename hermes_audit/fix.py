@@ -21,7 +21,10 @@ other character stay byte-for-byte the same, and the file is written back as
 UTF-8 (the only encoding Hermes reads). Writes are atomic (a temporary file in
 the same directory, then ``os.replace``) and keep the file's permission bits.
 A file is re-read just before writing and left alone if it changed since it
-was scanned, if it is a symlink, or if it was not read completely.
+was scanned, if it is a symlink, or if it was not read completely. The check,
+the re-read and the write happen relative to one descriptor of the file's
+directory, reached from the scanned root without following a symbolic link,
+so a fix never writes outside the scanned tree (issue 18, item 7).
 """
 
 from __future__ import annotations
@@ -63,6 +66,8 @@ class FixPlan:
     original: str
     fixed: str
     edits: list[Edit] = field(default_factory=list)
+    #: The directory the file was read below (``Document.root``); :func:`write_plan` writes below it.
+    root: Optional[Path] = None
 
     @property
     def changed(self) -> bool:
@@ -168,7 +173,7 @@ def plan_for_document(doc: Document, hermes_invisible: Optional[Iterable[str]] =
     edits = plan_edits(doc.text, hermes_invisible)
     if not edits:
         return None
-    return FixPlan(doc.path, doc.abs_path, doc.text, apply_edits(doc.text, edits), edits)
+    return FixPlan(doc.path, doc.abs_path, doc.text, apply_edits(doc.text, edits), edits, doc.root)
 
 
 def _visible(line: str) -> str:
@@ -228,9 +233,61 @@ def _shown(path: str) -> str:
 
 def write_plan(plan: FixPlan, root: Optional[Path] = None) -> None:
     """Write ``plan.fixed`` over the file, atomically. Raises :class:`FixError` (one line) and leaves
-    the file untouched when it is a symlink, changed since the scan, or cannot be written."""
+    the file untouched when it is a symlink, changed since the scan, or cannot be written.
+
+    ``root`` (default ``plan.root``, the directory the file was read below): the file's directory is
+    opened from it down without following a symbolic link (:mod:`hermes_audit.documents.beneath`), and
+    the check, the re-read and the write all happen relative to that one directory descriptor, so a
+    directory on the way that is (or becomes, during the fix) a link out of the tree is never written
+    through (issue 18, item 7). ``None``: the directory is opened as named.
+    """
     if plan.abs_path is None:
         raise FixError(f"{_shown(plan.path)}: no file to write")
+    root = root if root is not None else plan.root
+    from hermes_audit.documents.beneath import DIR_FD
+
+    if not DIR_FD:
+        _write_plan_by_name(plan, root)
+        return
+    from hermes_audit.atomic import write_at
+    from hermes_audit.documents.beneath import Changed, LeadsOut, open_parent
+    from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, READ_FLAGS, read_descriptor
+
+    try:
+        dfd, name = open_parent(plan.abs_path, root, resolve_leaf=False)
+    except (LeadsOut, Changed) as exc:
+        raise FixError(f"{_shown(plan.path)}: {exc}; not fixed") from None
+    except OSError as exc:
+        raise FixError(f"{_shown(plan.path)}: cannot open its directory: {exc.strerror or exc}") from None
+    try:
+        try:
+            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        except OSError as exc:
+            raise FixError(f"{_shown(plan.path)}: cannot stat: {exc.strerror or exc}") from None
+        if stat.S_ISLNK(st.st_mode):
+            raise FixError(f"{_shown(plan.path)}: is a symlink; not fixed")
+        if not stat.S_ISREG(st.st_mode):
+            raise FixError(f"{_shown(plan.path)}: not a regular file; not fixed")
+        try:
+            fd = os.open(name, READ_FLAGS | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), dir_fd=dfd)
+        except OSError:
+            raise FixError(f"{_shown(plan.path)}: changed since it was scanned; not fixed") from None
+        again = read_descriptor(fd, max(DEFAULT_MAX_BYTES, 4 * len(plan.original) + 4))
+        if again.status is not ReadStatus.OK or again.text != plan.original:
+            raise FixError(f"{_shown(plan.path)}: changed since it was scanned; not fixed")
+        try:
+            write_at(dfd, name, plan.fixed.encode("utf-8", "surrogatepass"), stat.S_IMODE(st.st_mode))
+        except OSError as exc:
+            raise FixError(f"{_shown(plan.path)}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        os.close(dfd)
+
+
+def _write_plan_by_name(plan: FixPlan, root: Optional[Path]) -> None:
+    """:func:`write_plan` where directory descriptors are not supported (Windows): the path is checked and
+    written by name (a link out is refused; a swap between the check and the write is not caught)."""
+    from hermes_audit.atomic import OutsideRoot
+
     path = Path(plan.abs_path)
     try:
         st = os.lstat(path)
@@ -245,6 +302,8 @@ def write_plan(plan: FixPlan, root: Optional[Path] = None) -> None:
         raise FixError(f"{_shown(plan.path)}: changed since it was scanned; not fixed")
     data = plan.fixed.encode("utf-8", "surrogatepass")
     try:
-        atomic_write_bytes(path, data, mode=stat.S_IMODE(st.st_mode))
+        atomic_write_bytes(path, data, mode=stat.S_IMODE(st.st_mode), root=root)
+    except OutsideRoot as exc:
+        raise FixError(f"{_shown(plan.path)}: {exc.strerror}; not fixed") from None
     except OSError as exc:
         raise FixError(f"{_shown(plan.path)}: cannot write: {exc.strerror or exc}") from None

@@ -290,8 +290,11 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
 
 
 def _inside(p: Path, base: Path) -> bool:
+    """Whether ``p`` as written (``..`` folded lexically, no link resolved) lies below ``base``: a file named
+    there is read below ``base`` (its directories never followed out of it, docs/hardening.md); one named
+    outside it (``../AGENTS.md``, ``/tmp/x.md``) is read as named."""
     try:
-        p.absolute().relative_to(base)
+        Path(os.path.normpath(p.absolute())).relative_to(base)
         return True
     except ValueError:
         return False
@@ -305,7 +308,8 @@ def soul_manifest_state(doc: Document) -> Optional[dict]:
     mf = doc.abs_path.parent / "distribution.yaml"
     if not os.path.lexists(mf):
         return None
-    res = read_file(mf, doc.abs_path.parent.resolve(), max_bytes=1024 * 1024)
+    # below the root the SOUL.md was read from (never through a link out of it, issue 18), else its directory
+    res = read_file(mf, doc.root if doc.root is not None else doc.abs_path.parent.resolve(), max_bytes=1024 * 1024)
     if res.status is not ReadStatus.OK or res.text is None:
         return {"error": res.detail or "unreadable"}
     return manifest_state_from_text(res.text)
@@ -431,6 +435,52 @@ def audit_tail(doc: Document, engine: Engine) -> tuple[list[Finding], list[Engin
     return [f for f in res.findings if f.span.end > head_end], res.errors
 
 
+def unaudited_injection(read) -> Optional[str]:
+    """Why an oversized file's audit misses text Hermes may put in the prompt, ``None`` when it misses none.
+
+    ``read`` is a :class:`~hermes_audit.documents.reader.ReadResult`. Hermes reads the whole file, strips it
+    (``str.strip()``; ``latest`` also drops a leading U+FEFF) and keeps the first 70 % and the last 20 % of
+    the cap, which the dynamic cap keeps at most 500,000 characters (``_truncate_content`` and
+    ``_get_context_file_max_chars``, ``agent/prompt_builder.py``, hermes-agent 0.19.0 and ``latest``;
+    :func:`hermes_audit.hermes.truncation.injected_ranges`). Those characters must lie in what the audit ran
+    over: the kept head, and the kept tail when its place in the file is known (issue 18, item 9). A
+    ``context_file_max_chars`` above 500,000 in config.yaml is not assumed (the note on the file says the
+    middle was not audited). One line, no path.
+    """
+    from hermes_audit.hermes.profiles import CONTEXT_FILE_DYNAMIC_CEILING
+    from hermes_audit.hermes.truncation import injected_ranges
+
+    if read.status is not ReadStatus.OVERSIZED:
+        return None
+    head = read.text or ""
+    if read.tail is None or read.tail_start is None or read.tail_line is None:
+        return (f"Hermes puts up to the last {int(CONTEXT_FILE_DYNAMIC_CEILING * 0.2):,} characters of this file in "
+                "the prompt, but the file's middle was not read, so where its tail starts is unknown and the tail "
+                "was not audited")
+    start, total, tail = read.tail_start, read.total_chars, read.tail
+    if start <= len(head):
+        return None  # head and tail together cover the whole file
+    kept = head.lstrip()
+    if kept.startswith("\ufeff"):
+        kept = kept[1:].lstrip()
+    if not kept:
+        return ("its first non-blank character lies beyond the audited head, so the text Hermes keeps from the "
+                "start of the file was not audited")
+    stripped_tail = tail.rstrip()
+    if not stripped_tail:
+        return ("its last non-blank character lies before the audited tail (the tail is all whitespace), so "
+                "the text Hermes keeps from the end of the file was not audited")
+    s = len(head) - len(kept)
+    e = total - (len(tail) - len(stripped_tail))
+    for a, b in injected_ranges(e - s, CONTEXT_FILE_DYNAMIC_CEILING):
+        a, b = a + s, b + s
+        if b <= len(head) or a >= start:
+            continue
+        return (f"Hermes may put characters {a:,} to {b:,} of it in the prompt, but only characters 0 to "
+                f"{len(head):,} and {start:,} to {total:,} were audited")
+    return None
+
+
 def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Catalog] = None) -> ScanResult:
     """Scan ``paths`` and return documents, verdicts and findings (filtered by the options).
 
@@ -513,6 +563,10 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
                 part = "its head and its tail" if r.tail_line is not None else "its head"
                 result.notes.append(f"{doc.path}: {r.detail}; only {part} were audited (raise --max-file-size "
                                     "to read it whole)")
+            gap = unaudited_injection(r)
+            if gap is not None:  # issue 18, item 9: text Hermes injects was not audited: the run is incomplete
+                result.errors.append(EngineError("read", doc.path, f"not fully audited: {gap} (raise "
+                                                 "--max-file-size to read it whole)"))
         if verdict is not None:
             result.files.append(FileReport(doc, verdict))
         result.errors.extend(errors)

@@ -305,8 +305,11 @@ def test_sparse_10_gb_file_is_read_as_head_and_tail(tmp_path):
     data = json.loads(p.stdout)
     (f,) = data["files"]
     assert f["read"]["status"] == "oversized" and f["read"]["bytes"] == 10 * 1024 ** 3
-    assert "were not read" in f["read"]["detail"]
+    # issue 18, item 9: the holes are counted, not read, so the tail's place is exact and it is audited
+    assert "holes of a sparse file" in f["read"]["detail"]
     rules = {x["rule_id"] for x in data["findings"]}
+    # the file is NULs up to the "\n" before the injection: the injection is on line 2
+    assert any(x["rule_id"] == "HA101" and x["start_line"] == 2 for x in data["findings"]), data["findings"]
     # the NUL filler hides the file from git diffs; the injection in the kept tail is found unscanned by Hermes
     assert {"HA952", "HA601", "HA602"} <= rules
 

@@ -6,6 +6,7 @@ Kept apart from ``scan_cmd`` so the command stays a list of options. Errors are
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -18,6 +19,14 @@ def _inside(path: Path, root: Path) -> bool:
         return True
     except (ValueError, OSError):
         return False
+
+
+def _named_inside(path: Path, root: Path) -> bool:
+    """True when ``path`` as written (no link resolved) lies below ``root``."""
+    from hermes_audit.documents.beneath import is_below
+
+    a = os.path.abspath(path)
+    return is_below(os.path.dirname(a), os.path.abspath(root)) or is_below(os.path.dirname(a), os.path.realpath(root))
 
 
 def prepare_baseline(opts, baseline: Optional[Path], write_to: Optional[Path], no_suppressions: bool,
@@ -72,7 +81,9 @@ def finish_baseline(result, write_to: Optional[Path]) -> None:
     if stale:
         result.notes[:] = [n for n in result.notes if n not in stale]
         result.baseline_stale.clear()
-    write_output(dump_baseline(new), target)
+    # issue 18, item 7: a baseline inside the repository is written below it, never through a link out of it
+    repo = result.options.identity_root()
+    write_output(dump_baseline(new), target, root=repo if _named_inside(target, repo) else None)
     apply_baseline(result, new)
     n = len(new.entries)
     msg = f"wrote {n} finding{'s' if n != 1 else ''} to baseline {target}"

@@ -48,7 +48,21 @@ def echo_err(text: str, nl: bool = True) -> None:
     click.echo(log_safe(text), err=True, nl=nl)
 
 
-def write_output(text: str, output: Optional[Path], color: Optional[bool] = None, commands: bool = False) -> None:
+
+def _is_stream(path: Path) -> bool:
+    """True when ``path`` (links followed) is a character device or a FIFO: ``-o /dev/null`` must not replace
+    the device with a regular file (an atomic write would)."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def write_output(text: str, output: Optional[Path], color: Optional[bool] = None, commands: bool = False,
+                 root: Optional[Path] = None) -> None:
     """Write to ``output`` atomically (see :mod:`hermes_audit.atomic`), or to stdout.
 
     ``color`` forces ANSI styles to be kept (``True``) or stripped (``False``) on
@@ -56,7 +70,8 @@ def write_output(text: str, output: Optional[Path], color: Optional[bool] = None
     CI the text passes through :func:`log_safe` (``commands``: it is hermes-audit's
     own annotations, ``--format github``); a file gets the text as it is. The parent
     directory of ``output`` must exist (a mistyped path is an error, not a new
-    directory tree). Raises :class:`CliError` (exit 2).
+    directory tree). ``root``: ``output`` must be written below it, never through
+    a symbolic link out of it. Raises :class:`CliError` (exit 2).
     """
     if output is None:
         click.echo(log_safe(text, keep_commands=commands), nl=False, color=color)
@@ -64,10 +79,21 @@ def write_output(text: str, output: Optional[Path], color: Optional[bool] = None
     from hermes_audit.atomic import atomic_write_text
 
     out = Path(output)
+    if _is_stream(out):  # -o /dev/null, /dev/stdout, a FIFO: written into, never replaced by a regular file
+        try:
+            with open(out, "w", encoding="utf-8", errors="surrogateescape") as fh:
+                fh.write(click.unstyle(text))
+        except OSError as exc:
+            raise CliError(f"cannot write {output}: {exc.strerror or exc}") from None
+        return
     if not out.parent.is_dir():
         raise CliError(f"cannot write {output}: directory {out.parent} does not exist")
+    from hermes_audit.atomic import OutsideRoot
+
     try:
-        atomic_write_text(out, click.unstyle(text))
+        atomic_write_text(out, click.unstyle(text), root=root)
+    except OutsideRoot as exc:
+        raise CliError(f"cannot write {output}: {exc.strerror}; not written") from None
     except OSError as exc:
         raise CliError(f"cannot write {output}: {exc.strerror or exc}") from None
 

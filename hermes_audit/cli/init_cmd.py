@@ -142,10 +142,15 @@ def hook_entry(indent: int = 2) -> str:
     return "".join(" " * indent + line for line in text.splitlines(keepends=True))
 
 
-def _atomic_write(path: Path, text: str, mode: Optional[int] = None) -> None:
-    from hermes_audit.atomic import atomic_write_text
+def _atomic_write(path: Path, text: str, mode: Optional[int] = None, root: Optional[Path] = None) -> None:
+    """Write ``path`` atomically below ``root`` (the repository): never through a symbolic link out of it,
+    also when a directory is swapped for one after the checks (issue 18, item 7). Raises :class:`CliError`."""
+    from hermes_audit.atomic import OutsideRoot, atomic_write_text
 
-    atomic_write_text(path, text, mode, create_parents=True)
+    try:
+        atomic_write_text(path, text, mode, create_parents=True, root=root)
+    except OutsideRoot as exc:
+        raise CliError(f"{path}: {exc.strerror}; not written") from None
 
 
 def _read_text(path: Path) -> str:
@@ -260,7 +265,7 @@ def setup_pre_commit(root: Path, dry_run: bool) -> str:
     if not os.path.lexists(path):
         text = "# See https://pre-commit.com for more information\nrepos:\n" + hook_entry(2)
         if not dry_run:
-            _atomic_write(path, text)
+            _atomic_write(path, text, root=root)
         return f"{'would create' if dry_run else 'created'} {PRE_COMMIT_FILE} with the {HOOK_ID} hook"
     text = _read_text(path)
     data = _load_yaml(text, path)
@@ -289,7 +294,7 @@ def setup_pre_commit(root: Path, dry_run: bool) -> str:
             "repos:\n" + hook_entry(2),
         )
     if not dry_run:
-        _atomic_write(path, new, stat.S_IMODE(os.lstat(path).st_mode))
+        _atomic_write(path, new, stat.S_IMODE(os.lstat(path).st_mode), root=root)
         return f"updated {PRE_COMMIT_FILE}: added the {HOOK_ID} hook ({PROJECT_URL} {hook_rev()})"
     return f"would update {PRE_COMMIT_FILE}: add the {HOOK_ID} hook ({PROJECT_URL} {hook_rev()})"
 
@@ -310,7 +315,7 @@ def setup_workflow(root: Path, dry_run: bool) -> str:
         if parent.is_symlink() or (os.path.lexists(parent) and not parent.is_dir()):
             raise CliError(f"{parent}: not a plain directory; workflow not written")
     if not dry_run:
-        _atomic_write(path, text)
+        _atomic_write(path, text, root=root)
     return (f"{'would create' if dry_run else 'created'} {WORKFLOW_FILE} "
             "(scans on push and pull request, uploads SARIF to code scanning)")
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Optional, Sequence
 
+from hermes_audit.documents.beneath import is_below
 from hermes_audit.documents.gitroot import find_git_root
 from hermes_audit.documents.kinds import CANDIDATE_NAMES, DocumentKind, classify, may_classify
 
@@ -324,7 +325,8 @@ def _special_entries(listed: list[Path], dirs: set[str], root: Path, untracked_d
     in ``dirs`` (absolute paths of the directories that hold listed files) is
     listed, and so are ``root`` and every directory below an untracked one
     (``untracked_dirs``: it may hold nothing git lists). Directories outside
-    ``root`` are not. ``listed`` are the paths already found (not reported again).
+    ``root`` are not, nor one that resolves outside it (a tracked directory replaced by a symbolic link
+    out of the tree). ``listed`` are the paths already found (not reported again).
     """
     seen = set(listed)
     dirs = set(dirs)
@@ -342,9 +344,12 @@ def _special_entries(listed: list[Path], dirs: set[str], root: Path, untracked_d
                 continue
     extra: list[Path] = []
     inside = root_s.rstrip("/") + "/"
+    root_real = os.path.realpath(root_s)
     for d in dirs:
         if d != root_s and not d.startswith(inside):
             continue  # outside the scanned root
+        if not is_below(os.path.realpath(d), root_real):
+            continue  # a directory git lists that is now a symbolic link out of the root: never listed (issue 18)
         try:
             with os.scandir(d) as it:
                 # only names Hermes may read are looked at further (issue 8)

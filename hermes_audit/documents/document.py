@@ -26,6 +26,9 @@ class Document:
     read: ReadResult
     abs_path: Optional[Path] = None
     label: str = ""
+    #: The directory the file was read below (:func:`~hermes_audit.documents.reader.read_file`'s ``root``):
+    #: ``--fix`` writes it back below the same root. ``None``: read as named (outside any scanned tree).
+    root: Optional[Path] = None
     _lines: Optional[LineIndex] = field(default=None, repr=False)
     _tail_lines: Optional[LineIndex] = field(default=None, repr=False)
 
@@ -86,7 +89,7 @@ class Document:
         root: Optional[Path],
         max_bytes: int,
     ) -> "Document":
-        return cls(path=display, kind=kind, read=read_file(path, root, max_bytes), abs_path=path)
+        return cls(path=display, kind=kind, read=read_file(path, root, max_bytes), abs_path=path, root=root)
 
     @classmethod
     def from_text(cls, text: str, path: str = "<text>", kind: DocumentKind = DocumentKind.GENERIC) -> "Document":

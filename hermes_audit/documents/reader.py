@@ -2,12 +2,16 @@
 
 Rules this module keeps:
 
-* a symlink whose target lies outside the scan root is not followed;
+* a symlink whose target lies outside the scan root is not followed, nor one among the directories on the
+  file's way; the file is opened from the root down through directory descriptors with ``O_NOFOLLOW``
+  (:mod:`hermes_audit.documents.beneath`), so a directory swapped for a link during the scan is never
+  followed either;
 * only regular files are opened (a FIFO, socket or device is never opened for
   reading; the open itself uses ``O_NONBLOCK`` and the type is checked again on
   the descriptor, so a file swapped for a FIFO cannot block us either);
 * memory stays bounded: a file larger than ``max_bytes`` is streamed, its
-  UTF-8 validity checked to the end, and only a head and a tail are kept;
+  UTF-8 validity checked to the end, and only a head and a tail are kept (a sparse file's holes are
+  counted as the NUL characters they hold, never read);
 * nothing is ever written.
 """
 
@@ -23,6 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from hermes_audit.documents.beneath import (DIR_FD, Changed, LeadsOut, open_directory, open_file, open_in,
+                                            resolve_below)
+
 #: Files larger than this many bytes are "oversized": read as head + tail only.
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 #: Characters kept from the start of an oversized file (covers Hermes' 65,536-character
@@ -30,9 +37,10 @@ DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 OVERSIZE_HEAD_CHARS = 1_000_000
 #: Characters kept from the end of an oversized file (covers the 20 % tail Hermes keeps).
 OVERSIZE_TAIL_CHARS = 200_000
-#: Files larger than this many bytes are not read in full: only their first and last bytes
-#: are read (the middle is skipped with a seek), so a sparse 10 GB file costs what a 32 MB one does.
-#: Their UTF-8 validity is checked in the parts read only, and ``total_chars`` is an estimate.
+#: Files larger than this many bytes are streamed only when their data (holes of a sparse file left out, see
+#: :data:`MAX_EXTENTS`) fits this many bytes; others are not read in full: only their first and last bytes
+#: are read (the middle is skipped with a seek). Their UTF-8 validity is then checked in the parts read only,
+#: ``total_chars`` is an estimate and the tail's place is unknown (the scan calls the run incomplete).
 MAX_STREAM_BYTES = 256 * 1024 * 1024
 _CHUNK = 1 << 20
 #: A line start (the start of a dropped piece counts as one) followed by whitespace and ``#``, a backtick
@@ -225,8 +233,39 @@ def _anonymous_descriptor(path: Path) -> Optional[ReadResult]:
                              "file; never opened (to scan piped text, save it to a file first)", file_type=kind)
 
 
+def _parent_escape(path: Path, root: Path):
+    """A result when a directory on ``path``'s way is a symbolic link that leads out of ``root`` (the file is then
+    never opened; only ``stat`` tells a FIFO or device there, as for a link out named like the file itself);
+    else :func:`~hermes_audit.documents.beneath.resolve_below`'s ``(root_real, parts, name)`` (``None`` when
+    the path cannot be resolved: the checks after this one report it)."""
+    try:
+        return resolve_below(path, root, resolve_leaf=False)
+    except LeadsOut as exc:
+        try:
+            target_mode = os.stat(path).st_mode  # stat never opens: safe on a FIFO
+        except (OSError, ValueError):
+            target_mode = stat.S_IFREG
+        if not stat.S_ISREG(target_mode):
+            kind = _file_type(target_mode)
+            return ReadResult(ReadStatus.NOT_REGULAR, detail=f"{exc}, to a {kind}; never opened", file_type=kind)
+        return ReadResult(ReadStatus.SYMLINK_ESCAPE, detail=f"{exc}; not followed", file_type="symlink")
+    except (OSError, ValueError):
+        return None  # the checks below report it
+    return None
+
+
 def check_path(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
-    """Pre-open checks: existence, symlink escape, file type. ``None`` when the path may be opened."""
+    """Pre-open checks: a directory on the way that is a link out of ``root``, existence, symlink escape,
+    file type. ``None`` when the path may be opened."""
+    if root is not None:
+        escape = _parent_escape(path, root)
+        if isinstance(escape, ReadResult):
+            return escape
+    return _check_leaf(path, root)
+
+
+def _check_leaf(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
+    """:func:`check_path` without the check of the directories on the way."""
     try:
         lst = os.lstat(path)
     except FileNotFoundError:
@@ -274,22 +313,51 @@ def check_path(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
     return None
 
 
+#: Flags of every open for reading: never blocks (a FIFO), never takes a terminal.
+READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+
+
 def read_file(path: Path, root: Optional[Path] = None, max_bytes: int = DEFAULT_MAX_BYTES) -> ReadResult:
     """Read ``path`` safely. Never raises for I/O problems; the status says what happened.
 
-    ``root`` (resolved) bounds where symlinks may point; ``None`` disables the
-    check (used for explicit paths outside any tree).
+    ``root`` bounds where the file may lie: neither a symbolic link named like the file nor one of the
+    directories on its way may lead out of it (``symlink-escape``, never opened), and the file is opened
+    from ``root`` down through directory descriptors with ``O_NOFOLLOW``
+    (:mod:`hermes_audit.documents.beneath`), so a directory swapped for a link during the scan is
+    ``unreadable`` ("changed during the scan"), never followed. ``None`` disables the bound (a path the
+    user named outside any scanned tree is read as named).
     """
-    pre = check_path(path, root)
+    resolved = None
+    if root is not None:
+        resolved = _parent_escape(path, root)
+        if isinstance(resolved, ReadResult):
+            return resolved
+    pre = _check_leaf(path, root)
     if pre is not None:
         return pre
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
-        fd = os.open(path, flags)
+        if root is None:
+            fd = os.open(path, READ_FLAGS)
+        elif DIR_FD and resolved is not None and not os.path.islink(path):
+            # the directories were resolved above: opened from the root down, the file with O_NOFOLLOW
+            root_real, parts, name = resolved
+            fd = open_in(open_directory(root_real, parts), name, READ_FLAGS)
+        else:  # a symbolic link inside the tree: its target, resolved and opened the same way
+            fd = open_file(path, root, READ_FLAGS)
+    except LeadsOut as exc:  # the tree changed between the checks and the open
+        return ReadResult(ReadStatus.SYMLINK_ESCAPE, detail=f"{exc}; not followed", file_type="symlink")
+    except Changed as exc:
+        return ReadResult(ReadStatus.UNREADABLE, detail=str(exc))
     except PermissionError:
         return ReadResult(ReadStatus.UNREADABLE, detail="permission denied")
     except OSError as exc:
         return ReadResult(ReadStatus.UNREADABLE, detail=f"cannot open: {exc.strerror or exc}")
+    return read_descriptor(fd, max_bytes)
+
+
+def read_descriptor(fd: int, max_bytes: int = DEFAULT_MAX_BYTES) -> ReadResult:
+    """:func:`read_file` of an open descriptor (closed here): a regular file is decoded, anything else is
+    ``not-regular`` and not read. Never raises for I/O problems."""
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -305,15 +373,93 @@ def read_file(path: Path, root: Optional[Path] = None, max_bytes: int = DEFAULT_
             os.close(fd)
 
 
+#: Files above :data:`MAX_STREAM_BYTES` are still streamed whole when their data (the bytes outside holes, see
+#: :func:`_extents`) fits that many bytes and they have at most :data:`MAX_EXTENTS` data and hole runs: the
+#: holes of a sparse file are read as the NUL bytes they hold without reading them (issue 18, item 9).
+MAX_EXTENTS = 1024
+
+
+def _extents(fh, size: int) -> Optional[list[tuple[int, int, bool]]]:
+    """The runs of ``fh``'s first ``size`` bytes as ``(offset, length, is_hole)``, from ``SEEK_DATA`` and
+    ``SEEK_HOLE`` (Linux, macOS, the BSDs; where the file system does not track holes the whole file is one
+    data run). ``None`` when there are more than :data:`MAX_EXTENTS` runs, or no descriptor (an in-memory
+    file: one data run then)."""
+    try:
+        fd = fh.fileno()
+    except (AttributeError, OSError, ValueError):
+        return [(0, size, False)]
+    if not hasattr(os, "SEEK_DATA") or not hasattr(os, "SEEK_HOLE"):
+        return [(0, size, False)]
+    runs: list[tuple[int, int, bool]] = []
+    pos = 0
+    try:
+        while pos < size:
+            if len(runs) > MAX_EXTENTS:
+                return None
+            try:
+                data = os.lseek(fd, pos, os.SEEK_DATA)
+            except OSError as exc:
+                if exc.errno != errno.ENXIO:  # not supported here: all data
+                    return [(0, size, False)]
+                data = size  # ENXIO: nothing but a hole up to the end
+            data = min(data, size)
+            if data > pos:
+                runs.append((pos, data - pos, True))
+                pos = data
+                continue
+            hole = min(os.lseek(fd, pos, os.SEEK_HOLE), size)
+            if hole <= pos:  # pragma: no cover - a file system answering nonsense: read it all
+                return [(0, size, False)]
+            runs.append((pos, hole - pos, False))
+            pos = hole
+    except OSError:
+        return [(0, size, False)]
+    finally:
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+        except OSError:
+            pass
+    return runs
+
+
+def _pieces(fh, runs: list[tuple[int, int, bool]]):
+    """Bytes chunks of the data runs (the last one read on to the end of the file, which may have grown) and
+    ``int`` lengths of the holes, in order."""
+    last = len(runs) - 1
+    for i, (offset, length, hole) in enumerate(runs):
+        if hole:
+            yield length
+            continue
+        fh.seek(offset)
+        left = length
+        while i == last or left > 0:
+            chunk = fh.read(_CHUNK if i == last else min(_CHUNK, left))
+            if not chunk:
+                break
+            left -= len(chunk)
+            yield chunk
+    if not runs or runs[-1][2]:  # ends in a hole (or is empty): what a growing file added after it
+        fh.seek(runs[-1][0] + runs[-1][1] if runs else 0)
+        while True:
+            chunk = fh.read(_CHUNK)
+            if not chunk:
+                break
+            yield chunk
+
+
 def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
+    runs: Optional[list[tuple[int, int, bool]]] = [(0, size, False)]
     if size > MAX_STREAM_BYTES and size > max_bytes:
-        return _read_head_tail(fh, size)
+        runs = _extents(fh, size)
+        if runs is None or sum(n for _, n, hole in runs if not hole) > MAX_STREAM_BYTES:
+            return _read_head_tail(fh, size)
     if size <= max_bytes:
         data = fh.read(max_bytes + 1)
         if len(data) <= max_bytes:
             return decode_bytes(data)
         # grew while we read: fall through to streaming with what we have
         fh.seek(0)
+        runs = [(0, size, False)]
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
     head_parts: list[str] = []
     head_len = 0
@@ -326,40 +472,50 @@ def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
     first = True
     bom = None
     head_bytes = b""
-    while True:
-        chunk = fh.read(_CHUNK)
+    nul_tail = "\0" * OVERSIZE_TAIL_CHARS
+    holes = sum(n for _, n, hole in runs if hole)
+    for chunk in _split_holes(_pieces(fh, runs), head_parts):
+        if isinstance(chunk, int):
+            # a long hole: NUL characters, never read. It pushes the whole kept tail into the middle (no
+            # line starts in it, no "\n") and becomes the new tail; the first NUL goes through the decoder
+            # (a character cut by the hole is an error there)
+            pending = len(decoder.getstate()[0])
+            try:
+                decoder.decode(b"\0")
+            except UnicodeDecodeError as exc:
+                return _not_utf8(max(size, total_bytes), total_bytes - pending + exc.start, bom, b"\0", head_bytes)
+            combined_start = total_chars - len(tail)
+            j = tail.rfind("\n")
+            if j >= 0:
+                nl_before_tail = combined_start + j
+            if middle_plain and tail is not nul_tail:
+                dropped = tail[max(0, OVERSIZE_HEAD_CHARS - combined_start):]
+                middle_plain = not (dropped and _MARKUP_LINE.search(dropped))
+            tail = nul_tail
+            total_chars += chunk
+            total_bytes += chunk
+            continue
         if first:
             bom = _sniff_bom(chunk[:4])
             head_bytes = chunk[:BINARY_SNIFF_BYTES]
             first = False
-        final = not chunk
         pending = len(decoder.getstate()[0])  # bytes of a character cut by the previous chunk
         try:
-            piece = decoder.decode(chunk, final=final)
+            piece = decoder.decode(chunk, final=False)
         except UnicodeDecodeError as exc:
             return _not_utf8(max(size, total_bytes), total_bytes - pending + exc.start, bom,
                              bytes(exc.object[exc.start:exc.start + 4]), head_bytes)
         total_bytes += len(chunk)
-        newlines += piece.count("\n")
-        combined_start = total_chars - len(tail)
-        total_chars += len(piece)
-        if head_len < OVERSIZE_HEAD_CHARS:
-            take = piece[: OVERSIZE_HEAD_CHARS - head_len]
-            head_parts.append(take)
-            head_len += len(take)
-        combined = tail + piece
-        cut = len(combined) - OVERSIZE_TAIL_CHARS
-        if cut > 0:
-            j = combined.rfind("\n", 0, cut)
-            if j >= 0:
-                nl_before_tail = combined_start + j
-            if middle_plain:
-                dropped = combined[max(0, OVERSIZE_HEAD_CHARS - combined_start):cut]
-                middle_plain = not (dropped and _MARKUP_LINE.search(dropped))
-            combined = combined[cut:]
-        tail = combined
-        if final:
-            break
+        total_chars, tail, head_len, newlines, nl_before_tail, middle_plain = _take(
+            piece, total_chars, tail, head_parts, head_len, newlines, nl_before_tail, middle_plain)
+    pending = len(decoder.getstate()[0])
+    try:
+        piece = decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:
+        return _not_utf8(max(size, total_bytes), total_bytes - pending + exc.start, bom,
+                         bytes(exc.object[exc.start:exc.start + 4]), head_bytes)
+    total_chars, tail, head_len, newlines, nl_before_tail, middle_plain = _take(
+        piece, total_chars, tail, head_parts, head_len, newlines, nl_before_tail, middle_plain)
     tail_start = total_chars - len(tail)
     tail_line = newlines - tail.count("\n") + 1
     tail_column = tail_start - nl_before_tail
@@ -372,10 +528,57 @@ def _decode_stream(fh, size: int, max_bytes: int) -> ReadResult:
         tail_column=tail_column,
         size_bytes=total_bytes,
         total_chars=total_chars,
-        detail=_oversized_detail(total_bytes, max_bytes, total_chars),
+        detail=_oversized_detail(total_bytes, max_bytes, total_chars) + (
+            f"; {holes:,} bytes are holes of a sparse file, counted as the NUL characters they hold without "
+            "being read" if holes else ""),
         bom=bom,
         middle_plain=middle_plain,
     )
+
+
+def _split_holes(pieces, head_parts: list[str]):
+    """``pieces`` (:func:`_pieces`) with each hole that the head still needs NULs from, or that is too short
+    to replace the whole kept tail, given (in part) as NUL bytes: what is left of a hole as an ``int`` is
+    longer than ``OVERSIZE_TAIL_CHARS + 1`` and comes after a full head (``head_parts`` is the head being
+    filled)."""
+    for piece in pieces:
+        if not isinstance(piece, int):
+            yield piece
+            continue
+        n = piece
+        need = OVERSIZE_HEAD_CHARS - sum(len(h) for h in head_parts)
+        if need > 0:
+            k = min(n, need)
+            yield b"\0" * k
+            n -= k
+        if 0 < n <= OVERSIZE_TAIL_CHARS + 1:
+            yield b"\0" * n
+        elif n > 0:
+            yield n
+
+
+def _take(piece: str, total_chars: int, tail: str, head_parts: list[str], head_len: int, newlines: int,
+          nl_before_tail: int, middle_plain: bool) -> tuple[int, str, int, int, int, bool]:
+    """One decoded piece of a streamed file: the head filled, the tail kept, the counts updated (returned;
+    ``head_parts`` grows in place)."""
+    newlines += piece.count("\n")
+    combined_start = total_chars - len(tail)
+    total_chars += len(piece)
+    if head_len < OVERSIZE_HEAD_CHARS:
+        take = piece[: OVERSIZE_HEAD_CHARS - head_len]
+        head_parts.append(take)
+        head_len += len(take)
+    combined = tail + piece
+    cut = len(combined) - OVERSIZE_TAIL_CHARS
+    if cut > 0:
+        j = combined.rfind("\n", 0, cut)
+        if j >= 0:
+            nl_before_tail = combined_start + j
+        if middle_plain:
+            dropped = combined[max(0, OVERSIZE_HEAD_CHARS - combined_start):cut]
+            middle_plain = not (dropped and _MARKUP_LINE.search(dropped))
+        combined = combined[cut:]
+    return total_chars, combined, head_len, newlines, nl_before_tail, middle_plain
 
 
 def _oversized_detail(size: int, max_bytes: int, total_chars: int) -> str:
