@@ -123,7 +123,7 @@ def test_defaults():
 
 @pytest.mark.parametrize("var,value,needle", [
     ("HA_FAIL_ON", "severe", "input fail-on"),
-    ("HA_HERMES_VERSION", "0.18", "input hermes-version"),
+    ("HA_HERMES_VERSION", "0.99", "input hermes-version"),
     ("HA_FORMAT", "xml", "input format"),
     ("HA_UPLOAD", "yes", "input upload"),
     ("HA_CATEGORY", "a\nb", "input category"),

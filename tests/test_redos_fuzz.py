@@ -51,7 +51,7 @@ def _sweep(kind: str, size: int, deadline: float) -> dict:
 def test_every_modelled_hermes_pattern_has_near_misses():
     subs = nearmiss.subjects()
     hermes = {(s.code, s.version) for s in subs if s.kind == "hermes"}
-    assert {v for _c, v in hermes} == {"0.19", "latest"}
+    assert {v for _c, v in hermes} == set(nearmiss._catalog().parity.versions)
     assert len({c for c, _v in hermes}) == len(nearmiss._catalog().parity.rules)
     assert {s.code for s in subs if s.kind == "audit"} == {r.code for r in nearmiss._catalog().rules if r.patterns}
     assert all(nearmiss.texts(s, 2048) for s in subs)
@@ -60,8 +60,8 @@ def test_every_modelled_hermes_pattern_has_near_misses():
 def test_hermes_near_misses_end_and_the_backtracking_ones_stall():
     got = _sweep("hermes", 2048, 0.3)
     assert got["runs"] > 1000
-    # translate_execute (HP007) in both versions: the session would hang; the scan stops and says so
-    assert {"HP007@0.19", "HP007@latest"} <= set(got["stopped"]), got
+    # translate_execute (HP007) of 0.19 and 0.15: the session would hang; the scan stops and says so
+    assert {"HP007@0.19", "HP007@0.15"} <= set(got["stopped"]), got
 
 
 def test_audit_near_misses_end():
@@ -69,7 +69,9 @@ def test_audit_near_misses_end():
     assert got["runs"] > 300
 
 
-@pytest.mark.parametrize("version", ["0.19", "latest"])
+# latest's translate_execute bounds its second gap to three words: its near-misses end in about 0.1 s, close
+# enough to a 0.3 s deadline that whether they stall depends on the machine; 0.19's and 0.15's take hours
+@pytest.mark.parametrize("version", ["0.19", "0.15"])
 def test_a_generated_near_miss_is_a_stall_finding_and_exit_3(tmp_path, version):
     subject = next(s for s in nearmiss.subjects() if s.code == "HP007" and s.version == version)
     text = next(t for t in nearmiss.texts(subject, 2048) if "x" * 600 in t and "  " in t)
