@@ -260,14 +260,7 @@ def write_plan(plan: FixPlan, root: Optional[Path] = None) -> None:
     except OSError as exc:
         raise FixError(f"{_shown(plan.path)}: cannot open its directory: {exc.strerror or exc}") from None
     try:
-        try:
-            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
-        except OSError as exc:
-            raise FixError(f"{_shown(plan.path)}: cannot stat: {exc.strerror or exc}") from None
-        if stat.S_ISLNK(st.st_mode):
-            raise FixError(f"{_shown(plan.path)}: is a symlink; not fixed")
-        if not stat.S_ISREG(st.st_mode):
-            raise FixError(f"{_shown(plan.path)}: not a regular file; not fixed")
+        st = _fixable_stat(plan, lambda: os.stat(name, dir_fd=dfd, follow_symlinks=False))
         try:
             fd = os.open(name, READ_FLAGS | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), dir_fd=dfd)
         except OSError:
@@ -283,20 +276,26 @@ def write_plan(plan: FixPlan, root: Optional[Path] = None) -> None:
         os.close(dfd)
 
 
-def _write_plan_by_name(plan: FixPlan, root: Optional[Path]) -> None:
-    """:func:`write_plan` where directory descriptors are not supported (Windows): the path is checked and
-    written by name (a link out is refused; a swap between the check and the write is not caught)."""
-    from hermes_audit.atomic import OutsideRoot
-
-    path = Path(plan.abs_path)
+def _fixable_stat(plan: FixPlan, lstat) -> os.stat_result:
+    """``lstat()`` of the file a plan rewrites, which must be a regular file (not a link). Raises :class:`FixError`."""
     try:
-        st = os.lstat(path)
+        st = lstat()
     except OSError as exc:
         raise FixError(f"{_shown(plan.path)}: cannot stat: {exc.strerror or exc}") from None
     if stat.S_ISLNK(st.st_mode):
         raise FixError(f"{_shown(plan.path)}: is a symlink; not fixed")
     if not stat.S_ISREG(st.st_mode):
         raise FixError(f"{_shown(plan.path)}: not a regular file; not fixed")
+    return st
+
+
+def _write_plan_by_name(plan: FixPlan, root: Optional[Path]) -> None:
+    """:func:`write_plan` where directory descriptors are not supported (Windows): the path is checked and
+    written by name (a link out is refused; a swap between the check and the write is not caught)."""
+    from hermes_audit.atomic import OutsideRoot
+
+    path = Path(plan.abs_path)
+    st = _fixable_stat(plan, lambda: os.lstat(path))
     again = read_file(path, root)
     if again.status is not ReadStatus.OK or again.text != plan.original:
         raise FixError(f"{_shown(plan.path)}: changed since it was scanned; not fixed")
