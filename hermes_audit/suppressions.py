@@ -21,7 +21,7 @@ block is never closed): a comment cannot stand inside a code block.
 Why this form: Hermes blocks a whole context file when any HTML comment in it
 contains ``ignore``, ``override``, ``system``, ``secret`` or ``hidden``
 (pattern ``html_comment_injection`` of ``tools/threat_patterns.py``; in
-hermes-agent 0.19.0 as a plain substring, so "ignored", "systematic" or
+hermes-agent 0.15.0-0.19.0 as a plain substring, so "ignored", "systematic" or
 "secretary" count too; the newest Hermes requires whole words). ``allow`` and
 ``allow-file`` avoid those words; a reason must avoid them as well, and rule
 HA901 reports a hermes-audit comment that would trip Hermes.

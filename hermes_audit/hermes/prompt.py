@@ -1982,7 +1982,9 @@ def prompt_issues(report: PromptReport, max_share: Optional[float] = None) -> li
         elif ly.status == TRUNCATED and ly.documents:
             tr = ly.details.get("truncation") or {}
             doc = ly.documents[0]
-            kept = f"{tr.get('characters_after', ly.chars):,} of {tr.get('characters_before', 0):,} characters"
+            before = tr.get("characters_before") or (ly.details.get("capacity") or {}).get("characters")
+            kept = (f"{tr.get('characters_after', ly.chars):,} of {before:,} characters" if before
+                    else f"{ly.chars:,} characters")
             out.append(PromptIssue(
                 R_LAYER_TRUNCATED, doc, *_first_line(doc),
                 f"{ly.title}: {label} cuts this layer to its cap ({kept} kept){_lost_text(ly.lost)}"
@@ -2000,9 +2002,12 @@ def prompt_issues(report: PromptReport, max_share: Optional[float] = None) -> li
         hits = list(mem.detect_store(st.document.text or "", params))
         s, e = (hits[0].start, hits[0].end) if hits else _first_line(st.document)
         if cap.over_limit:
+            capped = report.profile.memory_render_cap and cap.current > max(cap.limit * 2, 4000)
+            into = ("the snapshot is cut to its render cap in every prompt (the middle entries are lost)" if capped
+                    else f"the whole snapshot still goes into every prompt (~{report.counter.count_chars(cap.current):,} "
+                         "tokens)")
             msg = (f"{st.filename} holds {cap.current:,} of {cap.limit:,} characters ({mem.share_of_limit(cap.current, cap.limit)}): "
-                   f"the whole snapshot still goes into every prompt (~{report.counter.count_chars(cap.current):,} "
-                   "tokens) and Hermes refuses every new entry until it is consolidated")
+                   f"{into} and Hermes refuses every new entry until it is consolidated")
             sev = Severity.MEDIUM
         else:
             msg = (f"{st.filename} is {cap.percent}% full ({cap.current:,}/{cap.limit:,} characters): the agent "
