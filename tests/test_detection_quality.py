@@ -234,7 +234,7 @@ def test_quoted_commands_labelled_as_attacks_or_forbidden_are_low(engine, text):
     # pattern is kept, at low (hermes_audit.engine.negation.labelled_example)
     found = _of(_run(engine, text + "\n"), "HA401")
     assert len(found) == 1 and found[0].severity == Severity.LOW, text
-    assert "it describes rather than instructs" in found[0].message
+    assert "taken to describe rather than instruct" in found[0].message
 
 
 def test_a_phrase_alone_in_a_code_span_is_still_quoted():

@@ -345,7 +345,7 @@ def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severi
     label = labelled_example(text, start)
     if label:
         return (min(sev, FORBIDDEN_SEVERITY_CAP), _demote(conf),
-                f" ({why}, labelled \"{label}\": it describes rather than instructs)")
+                f" ({why}, labelled \"{label}\": taken to describe rather than instruct)")
     return min(sev, DESCRIBES_SEVERITY_CAP), _demote(conf), f" ({why}: it may describe rather than instruct)"
 
 

@@ -164,10 +164,18 @@ FORBIDDEN_SEVERITY_CAP = Severity.LOW
 _LABEL_BEFORE = _compile(
     r"\b(?:attacks?|attempts?|injections?|jailbreaks?|tricks?|triggers?|manipulations?|payloads?|threats?|"
     r"malicious|adversarial|suspicious|e\.g\.|such\s+as|for\s+example|for\s+instance|containing|like|"
-    r"phrases?|patterns?|examples?|claims?|requests?\s+(?:like|such)|deny|denial|reject\w*|refus\w*|"
-    r"ignore|never|do\s+not|don[\'\u2019]t)\b",
+    r"phrases?|patterns?|examples?|claims?|requests?\s+(?:like|such)|deny|denial|reject\w*|refus\w*|including|"
+    r"smuggling|obfuscation|evasion|bypass(?:es)?|exploits?|tactics?|techniques?|vectors?|"
+    r"ignore|never|do\s+not|don[\'\u2019]t|"
+    # the same labels in the audit's other languages (es, pt, fr, it, de, ru)
+    r"ataques?|attaques?|attacc\w+|angriff\w*|атак\w*|ejemplos?|exemplos?|exemples?|esempi[oa]?|beispiel\w*|пример\w*|"
+    r"p\.\s?ej\.|z\.\s?b\.|por\s+ejemplo|por\s+exemplo|par\s+exemple|ad\s+esempio|zum\s+beispiel)\b"
+    # ... and in Chinese, Japanese, Korean, Arabic, Persian, Hebrew, Hindi (no word boundaries there)
+    r"|攻撃|攻击|攻擊|공격|例えば|例如|比如|예를\s?들어|هجوم|حمله|מתקפ|हमल",
     re.I,
 )
+#: A quoted example in parentheses right after a word ("meta-instructions ("...")"): an illustration.
+_PAREN_QUOTE = _compile(r"\w[\w*_]*[ \t]{0,2}\([ \t]{0,2}[\"\u201c\u201e\u00ab'\u2018\u300c`]\Z")
 
 
 def labelled_example(text: str, start: int) -> Optional[str]:
@@ -179,10 +187,13 @@ def labelled_example(text: str, start: int) -> Optional[str]:
     m = _LABEL_BEFORE.search(text, line_start, start)
     if m is not None:
         return m.group(0)
+    if _PAREN_QUOTE.search(text, max(line_start, start - 40), start):
+        return "an example in parentheses"
     if _LIST_ITEM.match(text, line_start):
         lead = _lead_in(text, line_start)
         if lead is not None:
-            m = _PROHIBITING_LEAD_IN.search(lead.rstrip()) or _DESCRIBES_LEAD_IN.search(lead)
+            m = (_PROHIBITING_LEAD_IN.search(lead.rstrip()) or _DESCRIBES_LEAD_IN.search(lead)
+                 or _LABEL_BEFORE.search(lead))
             if m is not None:
                 return " ".join(m.group(0).split())[-60:]
     return None
