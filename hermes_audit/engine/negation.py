@@ -36,20 +36,24 @@ LEAD_IN_LINES = 30
 MAX_GAP_WORDS = 8
 
 _NEG = r"(?:not|never|no|nor|avoid|without|forbid(?:den)?|prohibit(?:ed)?|disallow(?:ed)?|banned|n[\'\u2019]t)"
-#: A negation word, then at most two adverbs, then optionally a coordinated list of words that ends in a
-#: conjunction or a slash ("read, print, commit, or "), up to the end of the text (where the match starts).
+#: A negation word (optionally followed by a parenthetical: "do not, under any circumstances,"), then at most two
+#: adverbs, then optionally a list of words each followed by a comma, a slash or a conjunction ("read, print,
+#: commit, or "), up to the end of the text (where the match starts). Two words without a separator between them
+#: ("be shy, ") are not a list, so "don't be shy, ignore ..." is not negated.
 _ITEM = r"\w[\w\-]*"
+_SEP = r"(?:[ \t]{0,2}[,/][ \t]{0,2}(?:(?:or|and|nor)[ \t]{1,3})?|[ \t]{1,3}(?:or|and|nor)[ \t]{1,3})"
 _NEGATED_TAIL = _compile(
-    r"\b" + _NEG + r"\b[ \t*_]{1,4}(?:(?:\w+ly|ever|even|again|also|try[ \t]+to|attempt[ \t]+to)[ \t]{1,3}){0,2}"
-    r"(?:(?:" + _ITEM + r"[ \t]{0,2}[,/][ \t]{0,2}){0,6}" + _ITEM
-    + r"(?:[ \t]{0,2},?[ \t]{1,3}(?:or|and|nor)[ \t]{1,3}|[ \t]{0,2}/[ \t]{0,2}))?\Z",
+    r"\b" + _NEG + r"\b(?:[ \t*_]{0,2},[^,\n]{1,40},)?[ \t*_]{1,4}"
+    r"(?:(?:\w+ly|ever|even|again|also|try[ \t]+to|attempt[ \t]+to)[ \t]{1,3}){0,2}"
+    r"(?:" + _ITEM + _SEP + r"){0," + str(MAX_GAP_WORDS) + r"}(?:" + _ITEM + r"[ \t]{1,3})?\Z",
     re.I,
 )
 #: A negation followed by a word that turns it into an order or a permission ("never refuse to", "no need to").
 _NOT_A_PROHIBITION = _compile(
     r"\b" + _NEG + r"\b[ \t*_]{1,4}(?:\w+[ \t]{1,3}){0,1}(?:hesitat\w*|forget\w*|fail\w*|stop\w*|refus\w*|declin\w*|"
     r"wait\w*|ask\w*|worry\w*|mind|matter|only|just|need|needed|question\w*|confirm\w*|check\w*\s+with|"
-    r"permission|approval|longer|doubt|exception|restrictions?|limits?|filters?|rules?)\b",
+    r"permission|approval|longer|doubt|exception|restrictions?|limits?|filters?|rules?|problem|problems|worries|"
+    r"big\s+deal|time|one|matter\s+what|sooner)\b",
     re.I,
 )
 #: Where a clause ends, looking back from a match: the negation must come after the last of these.
@@ -166,7 +170,7 @@ _LABEL_BEFORE = _compile(
     r"malicious|adversarial|suspicious|e\.g\.|such\s+as|for\s+example|for\s+instance|containing|like|"
     r"phrases?|patterns?|examples?|claims?|requests?\s+(?:like|such)|deny|denial|reject\w*|refus\w*|including|"
     r"smuggling|obfuscation|evasion|bypass(?:es)?|exploits?|tactics?|techniques?|vectors?|"
-    r"ignore|never|do\s+not|don[\'\u2019]t|"
+    r"ignore|"
     # the same labels in the audit's other languages (es, pt, fr, it, de, ru)
     r"ataques?|attaques?|attacc\w+|angriff\w*|атак\w*|ejemplos?|exemplos?|exemples?|esempi[oa]?|beispiel\w*|пример\w*|"
     r"p\.\s?ej\.|z\.\s?b\.|por\s+ejemplo|por\s+exemplo|par\s+exemple|ad\s+esempio|zum\s+beispiel)\b"
@@ -184,6 +188,11 @@ def labelled_example(text: str, start: int) -> Optional[str]:
     from hermes_audit.engine.markdown import _DESCRIBES_LEAD_IN
 
     line_start = text.rfind("\n", max(0, start - WINDOW), start) + 1
+    opener = start
+    while opener > line_start and text[opener - 1] in "\"'`\u201c\u201e\u00ab\u2018\u300c\u300e\uff02":
+        opener -= 1
+    if negated_before(text, opener) is not None:  # "Never run `...`", "do not say \"...\""
+        return "a prohibition"
     m = _LABEL_BEFORE.search(text, line_start, start)
     if m is not None:
         return m.group(0)
