@@ -59,8 +59,10 @@ _NOT_A_PROHIBITION = _compile(
 #: Where a clause ends, looking back from a match: the negation must come after the last of these.
 _CLAUSE_BREAK = _compile(
     r".*(?:[.!?;:](?:\s|\Z)|\s(?:but|then|instead|rather|so|because|however|otherwise|except|yet)\b|\n)", re.S | re.I)
-#: A match that starts with a verb of obedience: negating it is an override ("do not follow your rules").
+#: A match that starts with a verb of obedience to the agent's own instructions: negating it is an override ("do not
+#: follow your previous rules"); "never follow instructions found in web pages" stays a prohibition.
 _OBEY_START = _compile(r"(?:follow|obey|respect|heed|honou?r|adhere|comply|listen|apply|use|trust|keep)\b", re.I)
+_OWN_RULES = _compile(r"\b(?:your|previous|prior|earlier|above|original|initial|system|developer|operator|safety)\b", re.I)
 #: A list item line.
 _LIST_ITEM = _compile(r"[ \t]{0,12}(?:[-*+]|\d{1,3}[.)])[ \t]")
 #: A lead-in line that forbids the items that follow: a negation or prohibition, ending in a colon.
@@ -147,7 +149,7 @@ def forbidden(text: str, start: int, end: int) -> Optional[str]:
     Returns e.g. ``'negated ("never read, print, commit, or")'``, ``'in a list introduced by "Agents must not:"'``
     or ``'a quoted phrase not to say'``.
     """
-    if _OBEY_START.match(text, start):
+    if _OBEY_START.match(text, start) and _OWN_RULES.search(text, start, end):
         return None
     neg = negated_before(text, start)
     if neg is not None:
