@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -30,7 +31,9 @@ from typing import Iterable, Optional, Sequence
 
 from hermes_audit.findings import Finding, Severity
 
-DEFAULT_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus-external"
+#: The shared half: ``$HERMES_AUDIT_EXTERNAL_CORPUS``, else ``../shared/corpus-external`` next to the repository.
+DEFAULT_DIR = Path(os.environ.get("HERMES_AUDIT_EXTERNAL_CORPUS")
+                   or Path(__file__).resolve().parent.parent.parent / "shared" / "corpus-external")
 
 #: Rule families whose findings are hygiene, not detections: what Hermes loads, truncates, shadows or fits in
 #: its budget (``loading``, ``prompt``), how the file is encoded (``input``), and the audit's own suppression
