@@ -79,7 +79,7 @@ _B32 = re.compile(r"(?<![A-Za-z0-9=])[A-Z2-7]{24,20000}={0,6}(?![A-Za-z0-9=])")
 _A85 = re.compile(r"(?:<~)?(?<![!-u])[!-u]{25,20000}(?![!-z])(?:~>)?")
 _A85_MIX = re.compile(r"(?=[^a-z]{0,20000}[a-z])(?=[^A-Z]{0,20000}[A-Z])(?=[^!-/:-@\[-`]{0,20000}[!-/:-@\[-`])")
 #: uuencoded lines: a length character, then only characters from space to backquote (no lower case).
-_UU_LINE = re.compile(r"(?m)^(?:begin [0-7]{3} \S{1,200}\n)?((?:[!-M][ -`]{4,61}[ \t]{0,4}\n?){1,400})")
+_UU_LINE = re.compile(r"(?m)(?:^|(?<=: ))(?:begin [0-7]{3} \S{1,200}\n)?((?:[!-M][ -`]{4,61}[ \t]{0,4}\n?){1,400})")
 _BINARY = re.compile(r"(?<![01])[01]{8}(?:[ \t,]{0,2}[01]{8}){5,2500}(?![01])")
 _MORSE = re.compile(r"(?<![\w.\-])[.\-]{1,7}(?:[ \t]{1,3}(?:/[ \t]{1,3}|\|[ \t]{1,3})?[.\-]{1,7}){7,4000}(?![\w.\-])")
 
@@ -215,7 +215,7 @@ def _block_candidates(text: str) -> Iterator[tuple[int, int, str, Optional[str]]
             if len(run) <= 4000 and "://" not in run and _A85_MIX.match(run) and \
                     sum(1 for c in run if "a" <= c <= "z") <= 0.6 * len(run):
                 yield m.start(), m.end(), "Ascii85", None
-    if re.search(r"(?m)^[!-M][ -`]{20}", text):
+    if re.search(r"(?m)(?:^|: )[!-M][ -`]{20}", text):
         for m in _UU_LINE.finditer(text):
             yield m.start(1), m.end(1), "uuencode", None
     if "01" in text or "10" in text:
