@@ -1,15 +1,16 @@
 """Detector for text hidden in simple encodings and ciphers (registered in :mod:`hermes_audit.engine.detectors`).
 
 :func:`detect_cipher_text` finds runs written in an encoding a model can read back but a regular expression
-cannot: base32, Ascii85, uuencode, 8-bit binary, Morse code, ROT13, Atbash, reversed text and leetspeak.
+cannot: Ascii85, uuencode, 8-bit binary, Morse code, ROT13, Atbash, reversed text and leetspeak.
 Each candidate is decoded and kept only when the result reads as English text (see :func:`_englishness`),
 so honest prose, code and identifiers do not become payloads; the decoded text is returned with the hit, and
 the engine scans it with every regular-expression rule and reports what it hides at the run's position (as
-for :func:`hermes_audit.engine.payloads.detect_encoded_payloads`, which handles base64 and hex).
+for :func:`hermes_audit.engine.payloads.detect_encoded_payloads`, which handles base64, base32 and hex).
 
 Bounds: at most :data:`MAX_CANDIDATES` candidates decoded per document, each at most :data:`MAX_RUN_CHARS`
 characters, :data:`MAX_TOTAL_DECODED` decoded characters per document. Every search is a linear regular
-expression of the standard library; the letter-substitution ciphers (ROT13, Atbash, reversal, leetspeak) are
+expression of the standard library, run only when a cheap necessary sign of its encoding is in the text (a
+full uuencoded line, the bytes of ASCII letters for binary, enough ``.-`` pairs for Morse); the letter-substitution ciphers (ROT13, Atbash, reversal, leetspeak) are
 tried only on lines that hold a tell-tale word of that cipher (``gur``/``naq`` for ROT13, ``gsv``/``zmw``
 for Atbash, ``eht``/``dna`` reversed, a digit inside a word for leetspeak), found by one C-speed search.
 
@@ -73,13 +74,20 @@ def _reads_as_english(decoded: str) -> bool:
 
 # --- block encodings --------------------------------------------------------------------------------------
 
-_B32 = re.compile(r"(?<![A-Za-z0-9=])[A-Z2-7]{24,20000}={0,6}(?![A-Za-z0-9=])")
-#: Ascii85: a run without spaces of the 85 characters ``!``..``u`` (``z`` for four zero bytes), optionally
+#: Ascii85: a run without spaces of the 85 characters ``!``..``u``, alone on its line, after a label (``x: ``) or
 #: framed by ``<~ ~>``; it must mix lower case, upper case and punctuation, as encoded text does.
-_A85 = re.compile(r"(?:<~)?(?<![!-u])[!-u]{25,20000}(?![!-z])(?:~>)?")
+#: Ascii85 runs alone on a line (searched in ``"\n" + text``), after a ``label: ``, or framed by ``<~ ~>``; each
+#: pattern opens with a literal, so ``re`` skips to candidates at C speed.
+_A85_RUNS = (
+    re.compile(r"\n[ \t]{0,8}([!-u]{25,4000})[ \t]{0,4}(?=\r?\n|$)"),
+    re.compile(r": ([!-u]{25,4000})[ \t]{0,4}(?=\r?\n|$)"),
+    re.compile(r"<~([!-u]{25,4000})~>"),
+)
 _A85_MIX = re.compile(r"(?=[^a-z]{0,20000}[a-z])(?=[^A-Z]{0,20000}[A-Z])(?=[^!-/:-@\[-`]{0,20000}[!-/:-@\[-`])")
 #: uuencoded lines: a length character, then only characters from space to backquote (no lower case).
-_UU_LINE = re.compile(r"(?m)(?:^|(?<=: ))(?:begin [0-7]{3} \S{1,200}\n)?((?:[!-M][ -`]{4,61}[ \t]{0,4}\n?){1,400})")
+_UU_LINE = re.compile(r"(?m)(?:^|(?<=: ))(?:begin [0-7]{3} \S{1,200}\n)?([!-M][ -`]{20,61}[ \t]{0,4}(?:\n[!-M][ -`]{1,61}[ \t]{0,4}){0,400})")
+#: A full uuencoded line (45 bytes: ``M`` and 60 characters from space to backquote).
+_UU_HINT = re.compile(r"M[ -`]{60}")
 _BINARY = re.compile(r"(?<![01])[01]{8}(?:[ \t,]{0,2}[01]{8}){5,2500}(?![01])")
 _MORSE = re.compile(r"(?<![\w.\-])[.\-]{1,7}(?:[ \t]{1,3}(?:/[ \t]{1,3}|\|[ \t]{1,3})?[.\-]{1,7}){7,4000}(?![\w.\-])")
 
@@ -103,15 +111,6 @@ def _text(data: Optional[bytes]) -> Optional[str]:
     if sum(1 for c in text if c.isprintable() or c in "\n\r\t") < 0.95 * len(text):
         return None
     return text
-
-
-def _decode_b32(run: str) -> Optional[str]:
-    t = run.rstrip("=")
-    t += "=" * (-len(t) % 8)
-    try:
-        return _text(base64.b32decode(t))
-    except (binascii.Error, ValueError):
-        return None
 
 
 def _decode_a85(run: str) -> Optional[str]:
@@ -162,14 +161,19 @@ _ATBASH = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
                         "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba")
 _LEET = str.maketrans("0134579$|!", "oieastgsli")
 
-#: Lines holding a tell-tale word of each cipher: the, and, to, you, your, of, is, all in that cipher.
+#: Tell-tale words of each cipher (the, and, you, your, all, instructions, ignore written in it); a line holding one
+#: is a candidate. Found with ``str.find`` in the lower-cased text (C speed), then widened to their line.
 _TELLS = (
-    ("ROT13", re.compile(r"(?im)^.*\b(?:gur|naq|lbh|lbhe|nyy|vafgehpgvbaf|vtaber)\b.*$"), lambda s: s.translate(_ROT13)),
-    ("Atbash", re.compile(r"(?im)^.*\b(?:gsv|zmw|blf|blfi|zoo|rmhgifxgrlmh|rtmliv)\b.*$"), lambda s: s.translate(_ATBASH)),
-    ("reversed text", re.compile(r"(?im)^.*\b(?:eht|dna|uoy|ruoy|lla|snoitcurtsni|erongi)\b.*$"), lambda s: s[::-1]),
-    ("leetspeak", re.compile(r"(?m)^.*(?:[A-Za-z][0134579@$][A-Za-z]|\b[0134579][A-Za-z]{2,}|[A-Za-z]{2}[0134579]\b).*$"),
-     lambda s: _unleet(s)),
+    ("ROT13", ("gur", "naq", "lbh", "nyy"), lambda s: s.translate(_ROT13)),
+    ("Atbash", ("gsv", "zmw", "blf", "zoo"), lambda s: s.translate(_ATBASH)),
+    ("reversed text", ("eht", "dna", "uoy", "lla"), lambda s: s[::-1]),
 )
+#: Leetspeak: a digit standing for a letter inside a word (``s3nd``, ``7h3m``, ``4nd``); the pattern starts with
+#: the digit class so ``re`` skips to candidates at C speed.
+_LEET_TELL = re.compile(r"[0134579](?:(?<=[A-Za-z][0134579])[A-Za-z]|(?<![A-Za-z0-9][0134579])[A-Za-z]{2}"
+                        r"|(?<=[A-Za-z]{2}[0134579])(?![A-Za-z0-9]))")
+#: Most candidate lines looked at per cipher and document.
+MAX_TELL_LINES = 200
 _LEET_WORD = re.compile(r"[A-Za-z0-9$|!]+")
 
 
@@ -183,12 +187,49 @@ def _unleet(line: str) -> str:
     return _LEET_WORD.sub(one, line)
 
 
+def _line_of(text: str, start: int, end: int) -> tuple[int, int]:
+    a = text.rfind("\n", 0, start) + 1
+    b = text.find("\n", end)
+    return a, (len(text) if b == -1 else b)
+
+
+def _word_lines(text: str, lower: str, words: tuple) -> list[tuple[int, int]]:
+    """The lines (``(start, end)``, in order, each once) holding one of ``words`` as a whole word, at most
+    :data:`MAX_TELL_LINES`."""
+    found: set[tuple[int, int]] = set()
+    for w in words:
+        i = lower.find(w)
+        while i != -1 and len(found) < MAX_TELL_LINES:
+            j = i + len(w)
+            if (i == 0 or not lower[i - 1].isalnum()) and (j == len(lower) or not lower[j].isalnum()):
+                span = _line_of(text, i, j)
+                found.add(span)
+                i = lower.find(w, span[1])
+            else:
+                i = lower.find(w, j)
+    return sorted(found)
+
+
+def _leet_lines(text: str) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    pos = 0
+    while len(out) < MAX_TELL_LINES:
+        m = _LEET_TELL.search(text, pos)
+        if m is None:
+            break
+        span = _line_of(text, m.start(), m.end())
+        out.append(span)
+        pos = span[1] + 1
+    return out
+
+
 def _substitution_candidates(text: str) -> Iterator[tuple[int, int, str, str]]:
-    for name, tell, decode in _TELLS:
-        if name == "leetspeak" and not re.search(r"[A-Za-z][0134579][A-Za-z]", text):
-            continue
-        for m in tell.finditer(text):
-            line = m.group(0)
+    lower = text.lower()
+    tells = [(name, _word_lines(text, lower, words), decode) for name, words, decode in _TELLS]
+    tells.append(("leetspeak", _leet_lines(text), _unleet))
+    for name, lines, decode in tells:
+        for a, b in lines:
+            line = text[a:b]
             if len(line) > MAX_RUN_CHARS:
                 continue
             n, share = _englishness(line)
@@ -202,36 +243,39 @@ def _substitution_candidates(text: str) -> Iterator[tuple[int, int, str, str]]:
             decoded = decode(line)
             if _englishness(decoded)[1] < share + MIN_GAIN:
                 continue  # the clear text must read much more like English than the line as written
-            yield m.start(), m.end(), name, decoded
+            yield a, b, name, decoded
 
 
 def _block_candidates(text: str) -> Iterator[tuple[int, int, str, Optional[str]]]:
-    if re.search(r"[A-Z2-7]{24}", text):
-        for m in _B32.finditer(text):
-            yield m.start(), m.end(), "base32", None
-    if re.search(r"[!-u]{25}", text):
-        for m in _A85.finditer(text):
-            run = m.group(0)
-            if len(run) <= 4000 and "://" not in run and _A85_MIX.match(run) and \
-                    sum(1 for c in run if "a" <= c <= "z") <= 0.6 * len(run):
-                yield m.start(), m.end(), "Ascii85", None
-    if re.search(r"(?m)(?:^|: )[!-M][ -`]{20}", text):
+    # each encoding is looked for only when a cheap necessary sign of it is in the text (issue 8: speed)
+    seen: set[int] = set()
+    for k, rx in enumerate(_A85_RUNS):
+        shift = 1 if k == 0 else 0
+        for m in rx.finditer("\n" + text if k == 0 else text):
+            a, b = m.start(1) - shift, m.end(1) - shift
+            run = m.group(1)
+            if a in seen or "://" in run or not _A85_MIX.match(run) or \
+                    sum(1 for c in run if "a" <= c <= "z") > 0.6 * len(run):
+                continue
+            seen.add(a)
+            yield a, b, "Ascii85", None
+    if _UU_HINT.search(text):
         for m in _UU_LINE.finditer(text):
             yield m.start(1), m.end(1), "uuencode", None
-    if "01" in text or "10" in text:
+    if text.count("0110") + text.count("0111") >= 4:  # the bytes of ASCII letters
         for m in _BINARY.finditer(text):
             yield m.start(), m.end(), "binary", None
-    if ".-" in text or "-." in text:
+    if text.count(".-") + text.count("-.") >= 8:
         for m in _MORSE.finditer(text):
             yield m.start(), m.end(), "Morse code", None
 
 
-_DECODERS = {"base32": _decode_b32, "Ascii85": _decode_a85, "uuencode": _decode_uu, "binary": _decode_binary,
+_DECODERS = {"Ascii85": _decode_a85, "uuencode": _decode_uu, "binary": _decode_binary,
              "Morse code": _decode_morse}
 
 
 def detect_cipher_text(text: str, params: dict) -> Iterator[DetectorHit]:
-    """Runs in base32, Ascii85, uuencode, binary, Morse, ROT13, Atbash, reversed text or leetspeak whose
+    """Runs in Ascii85, uuencode, binary, Morse, ROT13, Atbash, reversed text or leetspeak whose
     decoding reads as English (bounded; see module). Yields hits with ``decoded`` set to the clear text."""
     candidates: list[tuple[int, int, str, Optional[str]]] = list(_block_candidates(text))
     candidates.extend(_substitution_candidates(text))
