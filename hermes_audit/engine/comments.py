@@ -6,7 +6,11 @@ every comment in linear time (``str.find``; an unclosed ``<!--`` hides the rest
 of the file when rendered, so it runs to the end of the text), de-obfuscates
 the comment's text (:mod:`hermes_audit.engine.deobfuscate`) and reports the
 comment when the rule's ``params.pattern`` matches it and ``params.exclude``
-(matched at the start of the text) does not. Patterns come from the rule file;
+(matched at the start of the text) does not. A comment that opens as a note to the
+file's author (``params.author_note``, matched at the start: the line an editor's
+template writes, "Use this file to provide workspace-specific custom instructions to
+Copilot") only counts when ``params.action`` (an action the agent is told to take:
+read a secret, send data, hide something) matches it too. Patterns come from the rule file;
 they run on at most :data:`MAX_COMMENT_CHARS` characters per comment, so their
 cost is bounded whatever the file holds.
 
@@ -64,12 +68,18 @@ def detect_html_comments(text: str, params: dict) -> Iterator[DetectorHit]:
         return
     pat = _compile(str(pattern))
     exclude = _compile(str(params["exclude"])) if params.get("exclude") else None
+    author_note = _compile(str(params["author_note"])) if params.get("author_note") else None
+    action = _compile(str(params["action"])) if params.get("action") else None
     for s, e, bs, be in comments(text):
         body = text[bs:min(be, bs + MAX_COMMENT_CHARS)]
         view = deobfuscate(body).text
         if exclude is not None and exclude.match(view):
             continue
-        m = pat.search(view, timeout=5.0)
+        if author_note is not None and author_note.match(view):
+            # issue 19: a note to whoever edits the file addresses the agent only through an action
+            m = action.search(view, timeout=5.0) if action is not None else None
+        else:
+            m = pat.search(view, timeout=5.0)
         if m is None:
             continue
         yield DetectorHit(

@@ -321,6 +321,34 @@ def _demote(c: Confidence) -> Confidence:
     return Confidence(max(int(c) - 1, 0))
 
 
+def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severity,
+          conf: Confidence) -> Optional[tuple[Severity, Confidence, str]]:
+    """Severity, confidence and message note of a prose match ``[start, end)`` of ``text`` (a rule with
+    ``demote_in_examples``), decided by the shared negation and quotation models.
+
+    * forbidden (:func:`hermes_audit.engine.negation.forbidden`: negated on its clause, an item of a list
+      introduced by "must not:", a quoted phrase not to say): ``None``, no finding (as a negation guard written
+      into a pattern would: the text forbids what the rule looks for);
+    * a quoted example or code (:meth:`hermes_audit.engine.markdown.ExampleSpans.describes`): capped at medium,
+      or at low when the text labels it as an attack or a prohibited request
+      (:func:`hermes_audit.engine.negation.labelled_example`); confidence one lower;
+    * otherwise unchanged, with an empty note. Quoted examples are never silenced.
+    """
+    from hermes_audit.engine.markdown import DESCRIBES_SEVERITY_CAP
+    from hermes_audit.engine.negation import FORBIDDEN_SEVERITY_CAP, forbidden, labelled_example
+
+    if forbidden(text, start, end):
+        return None
+    why = examples.describes(start, end)
+    if not why:
+        return sev, conf, ""
+    label = labelled_example(text, start)
+    if label:
+        return (min(sev, FORBIDDEN_SEVERITY_CAP), _demote(conf),
+                f" ({why}, labelled \"{label}\": taken to describe rather than instruct)")
+    return min(sev, DESCRIBES_SEVERITY_CAP), _demote(conf), f" ({why}: it may describe rather than instruct)"
+
+
 class Engine:
     """Runs audit rules over documents. One engine can serve many documents."""
 
@@ -416,14 +444,16 @@ class Engine:
                         sev, conf, note = h.severity, None, ""
                         if h.describable and rule.demote_in_examples:
                             if examples is None:
-                                from hermes_audit.engine.markdown import DESCRIBES_SEVERITY_CAP, ExampleSpans
+                                from hermes_audit.engine.markdown import ExampleSpans
 
                                 examples = ExampleSpans(text)  # issue 8: markdown is imported on the first hit
-                            why = examples.describes(h.start, h.end)
-                            if why:  # describes rather than performs: lower confidence, capped severity
-                                conf = _demote(rule.confidence)
-                                sev = min(sev if sev is not None else rule.severity, DESCRIBES_SEVERITY_CAP)
-                                note = f" ({why}: it may describe rather than instruct)"
+                            judged = judge(text, examples, h.start, h.end,
+                                           sev if sev is not None else rule.severity, rule.confidence)
+                            if judged is None:
+                                continue  # the text forbids it
+                            sev, conf, note = judged
+                            if not note:
+                                conf = None
                         f = make_finding(doc, rule, h.start, h.end, _format(rule, h.fields) + note, severity=sev,
                                          confidence=conf, decoded=h.decoded)
                         result.findings.append(f)
@@ -468,14 +498,13 @@ class Engine:
                         note = ""
                         if rule.demote_in_examples:
                             if examples is None:
-                                from hermes_audit.engine.markdown import DESCRIBES_SEVERITY_CAP, ExampleSpans
+                                from hermes_audit.engine.markdown import ExampleSpans
 
                                 examples = ExampleSpans(text)  # issue 8: markdown is imported on the first hit
-                            why = examples.describes(s, e)
-                            if why:  # describes rather than performs: lower confidence, capped severity, never silence
-                                conf = _demote(conf)
-                                sev = min(sev, DESCRIBES_SEVERITY_CAP)
-                                note = f" ({why}: it may describe rather than instruct)"
+                            judged = judge(text, examples, s, e, sev, conf)
+                            if judged is None:
+                                continue  # the text forbids it (hermes_audit.engine.negation)
+                            sev, conf, note = judged
                         msg = _format(rule, {"match": uc.printable(redact(m.group(0)), 80)}) + note
                         result.findings.append(make_finding(doc, rule, s, e, msg, severity=sev, confidence=conf))
             except TimeoutError:

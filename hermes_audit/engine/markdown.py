@@ -128,7 +128,11 @@ def _inline_performs(text: str, start: int, end: int) -> bool:
         return _SHELL_COMMAND.match(body[:2000]) is not None and not _lead_in_describes(text, line_start)
     m = _SENTENCE_BREAK.match(prefix)
     sentence = prefix[m.end():] if m else prefix
-    return _RUN_INLINE.search(sentence) is not None and _NEGATED.search(sentence) is None
+    if _RUN_INLINE.search(sentence) is None:
+        return False
+    from hermes_audit.engine.negation import negated_before  # issue 19: the shared negation model
+
+    return negated_before(text, start) is None
 
 
 #: Reported speech right before a match: the phrase is what someone else says, not an instruction.

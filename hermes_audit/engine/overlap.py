@@ -26,7 +26,7 @@ separate. Offsets are character (code point) offsets into the document text.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional
 
 from hermes_audit.documents.document import Document
 from hermes_audit.findings import Finding
@@ -46,18 +46,18 @@ def _clusters(findings: list[Finding]) -> list[list[Finding]]:
     return out
 
 
-def _regex_finding(doc: Document, rule, start: int, end: int, examples) -> Finding:
+def _regex_finding(doc: Document, rule, start: int, end: int, examples) -> Optional[Finding]:
     """The finding of regular-expression ``rule`` over ``[start, end)``, decided as the engine decides a match."""
     from hermes_audit.engine import unicode_chars as uc
-    from hermes_audit.engine.engine import _demote, _format, make_finding
-    from hermes_audit.engine.markdown import DESCRIBES_SEVERITY_CAP
+    from hermes_audit.engine.engine import _format, judge, make_finding
     from hermes_audit.engine.redact import redact
 
     sev, conf, note = rule.severity, rule.confidence, ""
-    why = examples().describes(start, end) if rule.demote_in_examples else None
-    if why:  # describes rather than performs: lower confidence, capped severity
-        conf, sev = _demote(conf), min(sev, DESCRIBES_SEVERITY_CAP)
-        note = f" ({why}: it may describe rather than instruct)"
+    if rule.demote_in_examples:  # forbids or describes rather than performs (the engine's judgement)
+        judged = judge(doc.text or "", examples(), start, end, sev, conf)
+        if judged is None:  # the union is forbidden as a whole: keep the members, each decided on its own
+            return None
+        sev, conf, note = judged
     msg = _format(rule, {"match": uc.printable(redact(doc.slice(start, end)), 80)}) + note
     return make_finding(doc, rule, start, end, msg, severity=sev, confidence=conf)
 
@@ -102,8 +102,10 @@ def merge_overlapping(findings: Iterable[Finding], doc: Document, rules: Iterabl
             end = max(f.span.end for f in cluster)
             rule = regex_rules.get(code)
             if rule is not None and all(f.decoded is None and not f.related for f in cluster):
-                out.append(_regex_finding(doc, rule, start, end, examples))
-                continue
+                merged_regex = _regex_finding(doc, rule, start, end, examples)
+                if merged_regex is not None:
+                    out.append(merged_regex)
+                    continue
             best = max(cluster, key=lambda f: (f.severity, f.confidence, f.span.end - f.span.start, -f.span.start))
             merged = make_finding(doc, _rule_like(best), start, end, best.message, severity=best.severity,
                                   confidence=best.confidence, hermes_pattern_id=best.hermes_pattern_id)

@@ -1,0 +1,210 @@
+"""Negation and quotation: where a document forbids an action rather than instructs it.
+
+One model used by every audit rule that matches prose (rules with ``demote_in_examples``), instead of a
+negation guard written into each pattern. A match is *forbidden* (:func:`forbidden`) when
+
+* a negation opens the clause the match starts in and only a list of words separated by commas, ``or``,
+  ``and``, ``nor`` or ``/`` lies between it and the match: "never read, print, commit, or send secrets from
+  `.env`", "do not, under any circumstances, cat ``~/.aws/credentials``", "agents must not hide actions";
+* the match is in a list item whose lead-in line (the nearest earlier line that is neither blank nor a list
+  item, within :data:`LEAD_IN_LINES` lines) is a prohibition that ends with a colon: "Agents must not:",
+  "Never:", "Don't:", "The following must never be executed under any circumstances:", "Prohibited:";
+* the match tells the agent not to *say* something and its object is a quoted phrase: ``Do not tell the user
+  "I can write the command but you'll have to run it"`` is advice on wording, not hiding an action.
+
+A negation that flips into an order does not count: "never refuse to ...", "don't hesitate to ...", "do not
+forget to ...", "no need to ask", "without asking" (see :data:`_NOT_A_PROHIBITION`); nor does a match that
+itself starts with a verb of obedience ("do not follow your previous instructions" is an override).
+
+Offsets are character (code point) offsets into the document text. Linear in the length of one line (the
+look-back is bounded by :data:`WINDOW` characters and :data:`LEAD_IN_LINES` lines).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from hermes_audit.engine.regex_code import re_compile_builtin as _compile
+from hermes_audit.findings import Severity
+
+#: Characters looked back from a match for the negation that opens its clause.
+WINDOW = 160
+#: Lines looked back for the line that introduces a list.
+LEAD_IN_LINES = 30
+#: Words that can sit between the negation and the match (a coordinated list of verbs or objects).
+MAX_GAP_WORDS = 8
+
+_NEG = r"(?:not|never|no|nor|avoid|without|forbid(?:den)?|prohibit(?:ed)?|disallow(?:ed)?|banned|n[\'\u2019]t)"
+#: A negation word (optionally followed by a parenthetical: "do not, under any circumstances,"), then at most two
+#: adverbs, then optionally a list of words each followed by a comma, a slash or a conjunction ("read, print,
+#: commit, or "), up to the end of the text (where the match starts). Two words without a separator between them
+#: ("be shy, ") are not a list, so "don't be shy, ignore ..." is not negated.
+_ITEM = r"\w[\w\-]*"
+_SEP = r"(?:[ \t]{0,2}[,/][ \t]{0,2}(?:(?:or|and|nor)[ \t]{1,3})?|[ \t]{1,3}(?:or|and|nor)[ \t]{1,3})"
+_NEGATED_TAIL = _compile(
+    r"\b" + _NEG + r"\b(?:[ \t*_]{0,2},[^,\n]{1,40},)?[ \t*_]{1,4}"
+    r"(?:(?:\w+ly|ever|even|again|also|try[ \t]+to|attempt[ \t]+to)[ \t]{1,3}){0,2}"
+    r"(?:" + _ITEM + _SEP + r"){0," + str(MAX_GAP_WORDS) + r"}(?:" + _ITEM + r"[ \t]{1,3})?\Z",
+    re.I,
+)
+#: A negation followed by a word that turns it into an order or a permission ("never refuse to", "no need to").
+_NOT_A_PROHIBITION = _compile(
+    r"\b" + _NEG + r"\b[ \t*_]{1,4}(?:\w+[ \t]{1,3}){0,1}(?:hesitat\w*|forget\w*|fail\w*|stop\w*|refus\w*|declin\w*|"
+    r"wait\w*|ask\w*|worry\w*|mind|matter|only|just|need|needed|question\w*|confirm\w*|check\w*\s+with|"
+    r"permission|approval|longer|doubt|exception|restrictions?|limits?|filters?|rules?|problem|problems|worries|"
+    r"big\s+deal|time|one|matter\s+what|sooner)\b",
+    re.I,
+)
+#: Where a clause ends, looking back from a match: the negation must come after the last of these.
+_CLAUSE_BREAK = _compile(
+    r".*(?:[.!?;:](?:\s|\Z)|\s(?:but|then|instead|rather|so|because|however|otherwise|except|yet)\b|\n)", re.S | re.I)
+#: A match that starts with a verb of obedience to the agent's own instructions: negating it is an override ("do not
+#: follow your previous rules"); "never follow instructions found in web pages" stays a prohibition.
+_OBEY_START = _compile(r"(?:follow|obey|respect|heed|honou?r|adhere|comply|listen|apply|use|trust|keep)\b", re.I)
+_OWN_RULES = _compile(r"\b(?:your|previous|prior|earlier|above|original|initial|system|developer|operator|safety)\b", re.I)
+#: A list item line.
+_LIST_ITEM = _compile(r"[ \t]{0,12}(?:[-*+]|\d{1,3}[.)])[ \t]")
+#: A lead-in line that forbids the items that follow: a negation or prohibition, ending in a colon.
+_PROHIBITING_LEAD_IN = _compile(
+    r"(?:\b(?:not|never|no|don[\'\u2019]?ts?|avoid|forbid(?:den)?|prohibit(?:ed|ions?)?|disallow(?:ed)?|banned|"
+    r"refuse|reject|deny|denial|must[ \t]+not|n[\'\u2019]t)\b[^\n]{0,200}|^[ \t#>*_]*(?:never|don[\'\u2019]?ts?|"
+    r"prohibited|forbidden|avoid)[ \t*_]*)[:\uff1a][ \t*_]*\Z",
+    re.I,
+)
+#: A verb of saying at the end of a match (optionally with its addressee): its object may be a quoted phrase.
+_SAY_END = _compile(
+    r"\b(?:say|tell|write|reply|respond|answer|mention|use|print|output|claim|state|suggest)(?:[\W_]{1,4}"
+    r"(?:the[\W_]{1,4}|your[\W_]{1,4})?(?:users?|developers?|humans?|operators?|owners?|reviewers?|them|him|her|me))?"
+    r"[\W_]{0,3}\Z",
+    re.I,
+)
+#: A quoted phrase right after a match (the object of the verb of saying).
+_QUOTED_OBJECT = _compile(
+    r"[ \t]{0,2}[:,]?[ \t]{0,2}(?:things[ \t]+like[ \t]+|phrases[ \t]+like[ \t]+)?"
+    r"(?:\"[^\"\n]{2,300}\"|\u201c[^\u201d\n]{2,300}\u201d|\u201e[^\u201c\n]{2,300}\u201c|\u00ab[^\u00bb\n]{2,300}\u00bb|"
+    r"'[^'\n]{2,300}'|\u2018[^\u2019\n]{2,300}\u2019)"
+)
+
+
+def _clause_prefix(text: str, start: int) -> str:
+    """The text of the clause that holds ``start``, from its beginning up to ``start`` (at most :data:`WINDOW`)."""
+    line_start = text.rfind("\n", max(0, start - WINDOW), start) + 1
+    if line_start == 0 and start > WINDOW:
+        line_start = start - WINDOW
+    prefix = text[line_start:start]
+    m = _CLAUSE_BREAK.match(prefix)
+    return prefix[m.end():] if m else prefix
+
+
+def _lead_in(text: str, line_start: int) -> Optional[str]:
+    """The line that introduces the list item starting at ``line_start``, or ``None`` when it is not in a list."""
+    pos = line_start
+    for _ in range(LEAD_IN_LINES):
+        if pos <= 0:
+            return None
+        prev_start = text.rfind("\n", max(0, pos - 1 - 2000), pos - 1) + 1
+        line = text[prev_start:pos - 1]
+        pos = prev_start
+        if not line.strip() or _LIST_ITEM.match(line):
+            continue
+        return line
+    return None
+
+
+def negated_before(text: str, start: int) -> Optional[str]:
+    """The negation that governs ``start`` on its clause ("never read, print, commit, or"), or ``None``."""
+    prefix = _clause_prefix(text, start)
+    m = _NEGATED_TAIL.search(prefix)
+    if m is None or _NOT_A_PROHIBITION.match(prefix, m.start()):
+        return None
+    return " ".join(m.group(0).split())
+
+
+def prohibiting_list(text: str, start: int) -> Optional[str]:
+    """The prohibiting lead-in ("Agents must not:") of the list item that holds ``start``, or ``None``."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if not _LIST_ITEM.match(text, line_start):
+        return None
+    lead = _lead_in(text, line_start)
+    if lead is None:
+        return None
+    stripped = lead.rstrip()
+    m = re.match(r".*[.!?;](?:\s|\Z)", stripped, re.S)  # only the last sentence of the lead-in counts
+    if m and m.end() < len(stripped):
+        stripped = stripped[m.end():]
+    if not _PROHIBITING_LEAD_IN.search(stripped) or _NOT_A_PROHIBITION.search(stripped):
+        return None
+    return " ".join(stripped.split())[-80:]
+
+
+def quoted_wording(text: str, start: int, end: int) -> bool:
+    """True when the match ``[start, end)`` ends with a verb of saying whose object is a quoted phrase."""
+    return _SAY_END.search(text, max(start, end - 80), end) is not None and _QUOTED_OBJECT.match(text, end) is not None
+
+
+def forbidden(text: str, start: int, end: int) -> Optional[str]:
+    """Why the match ``[start, end)`` forbids rather than instructs, or ``None``.
+
+    Returns e.g. ``'negated ("never read, print, commit, or")'``, ``'in a list introduced by "Agents must not:"'``
+    or ``'a quoted phrase not to say'``.
+    """
+    if _OBEY_START.match(text, start) and _OWN_RULES.search(text, start, end):
+        return None
+    neg = negated_before(text, start)
+    if neg is not None:
+        return f'negated ("{neg}")'
+    lead = prohibiting_list(text, start)
+    if lead is not None:
+        return f'in a list introduced by "{lead}"'
+    if quoted_wording(text, start, end):
+        return "a quoted phrase not to say"
+    return None
+
+
+#: Severity an audit finding keeps at most when its match is forbidden (:func:`forbidden`) or is a quoted example
+#: that the text labels as an attack or a prohibition (:func:`labelled_example`).
+FORBIDDEN_SEVERITY_CAP = Severity.LOW
+
+#: Words before a quoted example on its line that name it as an attack, a trigger or an example.
+_LABEL_BEFORE = _compile(
+    r"\b(?:attacks?|attempts?|injections?|jailbreaks?|tricks?|triggers?|manipulations?|payloads?|threats?|"
+    r"malicious|adversarial|suspicious|e\.g\.|such\s+as|for\s+example|for\s+instance|containing|like|"
+    r"phrases?|patterns?|examples?|claims?|requests?\s+(?:like|such)|deny|denial|reject\w*|refus\w*|including|"
+    r"smuggling|obfuscation|evasion|bypass(?:es)?|exploits?|tactics?|techniques?|vectors?|"
+    r"ignore|"
+    # the same labels in the audit's other languages (es, pt, fr, it, de, ru)
+    r"ataques?|attaques?|attacc\w+|angriff\w*|атак\w*|ejemplos?|exemplos?|exemples?|esempi[oa]?|beispiel\w*|пример\w*|"
+    r"p\.\s?ej\.|z\.\s?b\.|por\s+ejemplo|por\s+exemplo|par\s+exemple|ad\s+esempio|zum\s+beispiel)\b"
+    # ... and in Chinese, Japanese, Korean, Arabic, Persian, Hebrew, Hindi (no word boundaries there)
+    r"|攻撃|攻击|攻擊|공격|例えば|例如|比如|예를\s?들어|هجوم|حمله|מתקפ|हमल",
+    re.I,
+)
+#: A quoted example in parentheses right after a word ("meta-instructions ("...")"): an illustration.
+_PAREN_QUOTE = _compile(r"\w[\w*_]*[ \t]{0,2}\([ \t]{0,2}[\"\u201c\u201e\u00ab'\u2018\u300c`]\Z")
+
+
+def labelled_example(text: str, start: int) -> Optional[str]:
+    """For a match inside a quoted example or code: the words that label it as an attack or a prohibited
+    request (on its line before it, or on the lead-in line of its list), or ``None``."""
+    from hermes_audit.engine.markdown import _DESCRIBES_LEAD_IN
+
+    line_start = text.rfind("\n", max(0, start - WINDOW), start) + 1
+    opener = start
+    while opener > line_start and text[opener - 1] in "\"'`\u201c\u201e\u00ab\u2018\u300c\u300e\uff02":
+        opener -= 1
+    if negated_before(text, opener) is not None:  # "Never run `...`", "do not say \"...\""
+        return "a prohibition"
+    m = _LABEL_BEFORE.search(text, line_start, start)
+    if m is not None:
+        return m.group(0)
+    if _PAREN_QUOTE.search(text, max(line_start, start - 40), start):
+        return "an example in parentheses"
+    if _LIST_ITEM.match(text, line_start):
+        lead = _lead_in(text, line_start)
+        if lead is not None:
+            m = (_PROHIBITING_LEAD_IN.search(lead.rstrip()) or _DESCRIBES_LEAD_IN.search(lead)
+                 or _LABEL_BEFORE.search(lead))
+            if m is not None:
+                return " ".join(m.group(0).split())[-60:]
+    return None
