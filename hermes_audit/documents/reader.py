@@ -37,7 +37,10 @@ MAX_STREAM_BYTES = 256 * 1024 * 1024
 _CHUNK = 1 << 20
 #: A line start (the start of a dropped piece counts as one) followed by whitespace and ``#``, a backtick
 #: or ``~``: a possible Markdown heading or fence (``str.splitlines`` line breaks; ``\s`` is ``str.isspace``).
-_MARKUP_LINE = re.compile(r"(?:\A|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])\s*[#`~]")
+#: (issue 19: the indentation is whitespace other than a line break, so each try stops at the next line: with
+#: ``\s*`` a dropped middle of millions of blank lines took quadratic time; a match that ran over a line break
+#: also starts at that later break, so the same texts match)
+_MARKUP_LINE = re.compile(r"(?:\A|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])[^\S\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]*[#`~]")
 
 
 class ReadStatus(str, enum.Enum):
