@@ -242,7 +242,7 @@ def test_multilingual_rules_cover_the_required_scripts(catalog):
                 assert any(p.search(text) for p in own), (code, lang, example)
 
 
-_LANGUAGES = ("zh", "ja", "ko", "fa", "ar", "he", "ru", "de", "fr", "es", "pt", "it", "hi")
+_LANGUAGES = ("zh", "ja", "ko", "fa", "ar", "he", "ru", "de", "fr", "es", "pt", "it", "hi", "tr")
 
 
 def _multilingual_pattern_groups(code: str) -> list[tuple[str, int]]:

@@ -24,6 +24,10 @@ composed, so a match in the view still points at the raw characters:
    repeated separator (``i g n o r e``, ``i.g.n.o.r.e``, ``i-g-n-o-r-e``)
    are joined into one word.
 
+5. **Turkish I**: dotted capital ``İ`` and dotless ``ı`` become ``I`` and ``i``
+   (Python's case-insensitive matching keeps them apart from ``i``), so
+   ``İGNORE`` matches the English rules and the Turkish rules need one spelling.
+
 Splices *between* words (``Ignore, all previous``) are left to the rules,
 which accept any short run of punctuation as a word separator.
 
@@ -271,14 +275,32 @@ def join_letter_spacing(text: str) -> MappedText:
     return MappedText.from_edits(text, ((i, "") for i in sorted(drop)))
 
 
+#: Step 5: Turkish dotted capital I and dotless small i, folded to the ASCII letters (issue 19).
+_TURKISH_I = {"\u0130": "I", "\u0131": "i"}
+
+
+def fold_turkish_i(text: str) -> MappedText:
+    """Step 5: ``İ`` (U+0130) becomes ``I`` and ``ı`` (U+0131) becomes ``i``, one character for one.
+
+    Python's case-insensitive matching does not equate ``İ``/``ı`` with ``i``, so ``İGNORE`` or
+    ``JAİLBREAK`` would slip past an English rule, and a Turkish word written with or without its
+    dotless letters (``kuralları``/``kurallari``) would need two patterns. The Turkish patterns are
+    written in the folded form.
+    """
+    if "\u0130" not in text and "\u0131" not in text:
+        return MappedText(text, text)
+    edits = [(i, _TURKISH_I[c]) for i, c in enumerate(text) if c in _TURKISH_I]
+    return MappedText.from_edits(text, edits)
+
+
 def deobfuscate(text: str, nfkc_view: Optional[MappedText] = None) -> MappedText:
-    """De-obfuscated view of ``text`` (steps 1-4 of the module docstring) with a map back to ``text``.
+    """De-obfuscated view of ``text`` (steps 1-5 of the module docstring) with a map back to ``text``.
 
     ``nfkc_view``: ``nfkc(text)`` when the caller has it already; it is used (not computed again) when
     step 1 changes nothing (issue 8).
     """
     view = strip_invisible(text)
-    for step in (nfkc, fold_confusables, join_letter_spacing):
+    for step in (nfkc, fold_confusables, join_letter_spacing, fold_turkish_i):
         if step is nfkc and nfkc_view is not None and view.is_identity and view.text is text:
             nxt = nfkc_view
         else:

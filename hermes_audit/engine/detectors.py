@@ -320,6 +320,13 @@ def _comments():
     return comments
 
 
+def _ciphers():
+    """:mod:`hermes_audit.engine.ciphers` (imported lazily: it imports this module)."""
+    from hermes_audit.engine import ciphers
+
+    return ciphers
+
+
 def _payloads():
     """:mod:`hermes_audit.engine.payloads` (imported lazily: it imports this module)."""
     from hermes_audit.engine import payloads
@@ -334,6 +341,7 @@ DETECTORS: dict[str, Callable[[str, dict], Iterator[DetectorHit]]] = {
     "zero-width-encoding": detect_zero_width_encoding,
     "bidi-controls": detect_bidi,
     "encoded-payload": lambda text, params: _payloads().detect_encoded_payloads(text, params),
+    "cipher-text": lambda text, params: _ciphers().detect_cipher_text(text, params),
     "confusable-words": lambda text, params: _payloads().detect_confusable_words(text, params),
     "html-comments": lambda text, params: _comments().detect_html_comments(text, params),
     "memory-store": lambda text, params: _memory_store(text, params),

@@ -1,6 +1,6 @@
 """Detectors for hidden payloads and look-alike letters (registered in :mod:`hermes_audit.engine.detectors`).
 
-* :func:`detect_encoded_payloads`: base64 (standard and URL-safe), hex strings
+* :func:`detect_encoded_payloads`: base64 (standard and URL-safe), base32, hex strings
   and ``\\xNN`` escape runs that decode to readable text. Decoding is bounded:
   at most :data:`MAX_CANDIDATES` candidates per document, each at most
   :data:`MAX_RUN_CHARS` characters, nested encodings unwrapped at most
@@ -47,6 +47,8 @@ _B64URL = compile_builtin(
 )
 _HEX = compile_builtin(r"(?<![0-9A-Za-z])(?:0x)?((?:[0-9A-Fa-f]{2}){12,50000})(?![0-9A-Za-z])")
 _HEX_ESCAPES = compile_builtin(r"(?:\\x[0-9A-Fa-f]{2}){8,50000}")
+#: A base32 run (RFC 4648 alphabet, upper case) inside one of :class:`_RunSearch`'s runs (issue 19).
+_B32 = _re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Z2-7]{24,100000}={0,6}(?![A-Za-z0-9+/=_-])")
 class _RunSearch:
     """``finditer`` of the maximal runs of the joint alphabet of _HEX, _B64 and _B64URL (``=`` included) long
     enough to hold a match: the spans of ``[A-Za-z0-9+/=_-]{20,}``'s matches (issue 8; stdlib ``re``, several
@@ -108,6 +110,15 @@ def _decode_b64(s: str, urlsafe: bool = False) -> Optional[bytes]:
     t += "=" * (-len(t) % 4)
     try:
         return base64.urlsafe_b64decode(t) if urlsafe else base64.b64decode(t, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _decode_b32(s: str) -> Optional[bytes]:
+    t = s.rstrip("=")
+    t += "=" * (-len(t) % 8)
+    try:
+        return base64.b32decode(t)
     except (binascii.Error, ValueError):
         return None
 
@@ -179,6 +190,9 @@ def detect_encoded_payloads(text: str, params: dict) -> Iterator[DetectorHit]:
             candidates.append((m.start(), m.end(), "base64", m.group(0)))
         for m in _B64URL.finditer(text, a, b):
             candidates.append((m.start(), m.end(), "base64url", m.group(0)))
+        m = _B32.fullmatch(text, a, b)
+        if m is not None:  # issue 19: tried after base64 of the same span, whose decoding is then unreadable
+            candidates.append((a, b, "base32", m.group(0)))
     candidates.sort()
     taken_until = -1
     budget = MAX_TOTAL_DECODED
@@ -193,6 +207,8 @@ def detect_encoded_payloads(text: str, params: dict) -> Iterator[DetectorHit]:
             data: Optional[bytes] = bytes(int(run[i + 2:i + 4], 16) for i in range(0, len(run), 4))
         elif kind == "hex":
             data = bytes.fromhex(run)
+        elif kind == "base32":
+            data = _decode_b32(run)
         else:
             data = _decode_b64(run, urlsafe=kind == "base64url")
         if data is None:

@@ -1,0 +1,297 @@
+"""Detector for text hidden in simple encodings and ciphers (registered in :mod:`hermes_audit.engine.detectors`).
+
+:func:`detect_cipher_text` finds runs written in an encoding a model can read back but a regular expression
+cannot: Ascii85, uuencode, 8-bit binary, Morse code, ROT13, Atbash, reversed text and leetspeak.
+Each candidate is decoded and kept only when the result reads as English text (see :func:`_englishness`),
+so honest prose, code and identifiers do not become payloads; the decoded text is returned with the hit, and
+the engine scans it with every regular-expression rule and reports what it hides at the run's position (as
+for :func:`hermes_audit.engine.payloads.detect_encoded_payloads`, which handles base64, base32 and hex).
+
+Bounds: at most :data:`MAX_CANDIDATES` candidates decoded per document, each at most :data:`MAX_RUN_CHARS`
+characters, :data:`MAX_TOTAL_DECODED` decoded characters per document. Every search is a linear regular
+expression of the standard library, run only when a cheap necessary sign of its encoding is in the text (a
+full uuencoded line, the bytes of ASCII letters for binary, enough ``.-`` pairs for Morse); the letter-substitution ciphers (ROT13, Atbash, reversal, leetspeak) are
+tried only on lines that hold a tell-tale word of that cipher (``gur``/``naq`` for ROT13, ``gsv``/``zmw``
+for Atbash, ``eht``/``dna`` reversed, a digit inside a word for leetspeak), found by one C-speed search.
+
+Offsets are character (code point) offsets into the text given.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Iterator, Optional
+
+from hermes_audit.engine.detectors import DetectorHit
+from hermes_audit.engine.unicode_chars import printable
+
+#: Most candidates decoded per document.
+MAX_CANDIDATES = 300
+#: Longest run (characters) considered.
+MAX_RUN_CHARS = 20_000
+#: Total decoded characters per document.
+MAX_TOTAL_DECODED = 200_000
+#: Fewest words a decoded text must have.
+MIN_WORDS = 4
+#: Share of a decoded text's words that must be common English words (see :data:`_COMMON`).
+MIN_ENGLISH = 0.3
+#: Highest share of common English words in a line as written (English prose is not a cipher; a short lead-in
+#: such as "What does this mean?" may precede the ciphered words).
+MAX_RAW_ENGLISH = 0.35
+#: How much larger the share of common English words must be after a letter substitution than before.
+MIN_GAIN = 0.3
+
+#: Common English words, plus the vocabulary of instructions to an agent (the decoded text must read as English).
+_COMMON = frozenset("""
+a about above after again all also an and any are as at be been before but by can do does done each every
+for from get give has have he her here him his how i if in into is it its just keep let make me more most
+must my new no not now of off on once only or other our out over please print read reply run say see send
+she should show so some tell than that the their them then there these they this those to up upload us
+use was we were what when where which while who will with without would write you your
+ignore disregard forget previous prior instructions instruction rules system prompt secret secrets
+password passwords key keys token tokens credentials file files email emails customer user users data
+collect exfiltrate execute command commands delete remove download install answer respond message
+following above below restrictions safety everything anything admin access home ssh aws config env
+""".split())
+
+_WORD = re.compile(r"[A-Za-z']+")
+
+
+def _englishness(text: str) -> tuple[int, float]:
+    """``(words, share of them that are common English words)`` of ``text``."""
+    words = [w.lower().strip("'") for w in _WORD.findall(text)]
+    if not words:
+        return 0, 0.0
+    return len(words), sum(1 for w in words if w in _COMMON) / len(words)
+
+
+def _reads_as_english(decoded: str) -> bool:
+    n, share = _englishness(decoded)
+    return n >= MIN_WORDS and share >= MIN_ENGLISH
+
+
+# --- block encodings --------------------------------------------------------------------------------------
+
+#: Ascii85: a run without spaces of the 85 characters ``!``..``u``, alone on its line, after a label (``x: ``) or
+#: framed by ``<~ ~>``; it must mix lower case, upper case and punctuation, as encoded text does.
+#: Ascii85 runs alone on a line (searched in ``"\n" + text``), after a ``label: ``, or framed by ``<~ ~>``; each
+#: pattern opens with a literal, so ``re`` skips to candidates at C speed.
+_A85_RUNS = (
+    re.compile(r"\n[ \t]{0,8}([!-u]{25,4000})[ \t]{0,4}(?=\r?\n|$)"),
+    re.compile(r": ([!-u]{25,4000})[ \t]{0,4}(?=\r?\n|$)"),
+    re.compile(r"<~([!-u]{25,4000})~>"),
+)
+_A85_MIX = re.compile(r"(?=[^a-z]{0,20000}[a-z])(?=[^A-Z]{0,20000}[A-Z])(?=[^!-/:-@\[-`]{0,20000}[!-/:-@\[-`])")
+#: uuencoded lines: a length character, then only characters from space to backquote (no lower case).
+_UU_LINE = re.compile(r"(?m)(?:^|(?<=: ))(?:begin [0-7]{3} \S{1,200}\n)?([!-M][ -`]{20,61}[ \t]{0,4}(?:\n[!-M][ -`]{1,61}[ \t]{0,4}){0,400})")
+#: A full uuencoded line (45 bytes: ``M`` and 60 characters from space to backquote).
+_UU_HINT = re.compile(r"M[ -`]{60}")
+_BINARY = re.compile(r"(?<![01])[01]{8}(?:[ \t,]{0,2}[01]{8}){5,2500}(?![01])")
+_MORSE = re.compile(r"(?<![\w.\-])[.\-]{1,7}(?:[ \t]{1,3}(?:/[ \t]{1,3}|\|[ \t]{1,3})?[.\-]{1,7}){7,4000}(?![\w.\-])")
+
+_MORSE_TABLE = {
+    ".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f", "--.": "g", "....": "h", "..": "i",
+    ".---": "j", "-.-": "k", ".-..": "l", "--": "m", "-.": "n", "---": "o", ".--.": "p", "--.-": "q", ".-.": "r",
+    "...": "s", "-": "t", "..-": "u", "...-": "v", ".--": "w", "-..-": "x", "-.--": "y", "--..": "z",
+    "-----": "0", ".----": "1", "..---": "2", "...--": "3", "....-": "4", ".....": "5", "-....": "6",
+    "--...": "7", "---..": "8", "----.": "9", ".-.-.-": ".", "--..--": ",", "..--..": "?", "-..-.": "/",
+    "-....-": "-", "---...": ":", ".--.-.": "@", "..--.-": "_", "-.--.": "(", "-.--.-": ")", ".----.": "'",
+}
+
+
+def _text(data: Optional[bytes]) -> Optional[str]:
+    if not data:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if sum(1 for c in text if c.isprintable() or c in "\n\r\t") < 0.95 * len(text):
+        return None
+    return text
+
+
+def _decode_a85(run: str) -> Optional[str]:
+    t = run[2:] if run.startswith("<~") else run
+    t = t[:-2] if t.endswith("~>") else t
+    try:
+        return _text(base64.a85decode(t))
+    except (ValueError, binascii.Error):
+        return None
+
+
+def _decode_uu(block: str) -> Optional[str]:
+    out = bytearray()
+    for line in block.split("\n"):
+        line = line.rstrip("\r")
+        if not line.strip():
+            continue
+        n = ord(line[0]) - 32
+        need = 1 + (n + 2) // 3 * 4
+        line = line.rstrip().ljust(need)
+        try:
+            out += binascii.a2b_uu(line)
+        except binascii.Error:
+            return None
+    return _text(bytes(out))
+
+
+def _decode_binary(run: str) -> Optional[str]:
+    bits = re.sub(r"[^01]", "", run)
+    return _text(bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits) - 7, 8)))
+
+
+def _decode_morse(run: str) -> Optional[str]:
+    words = []
+    for word in re.split(r"[ \t]*[/|][ \t]*|[ \t]{3}", run):
+        letters = [_MORSE_TABLE.get(code) for code in word.split()]
+        if any(c is None for c in letters):
+            return None
+        words.append("".join(letters))  # type: ignore[arg-type]
+    return " ".join(w for w in words if w)
+
+
+# --- letter substitutions ---------------------------------------------------------------------------------
+
+_ROT13 = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+                       "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm")
+_ATBASH = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+                        "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba")
+_LEET = str.maketrans("0134579$|!", "oieastgsli")
+
+#: Tell-tale words of each cipher (the, and, you, your, all, instructions, ignore written in it); a line holding one
+#: is a candidate. Found with ``str.find`` in the lower-cased text (C speed), then widened to their line.
+_TELLS = (
+    ("ROT13", ("gur", "naq", "lbh", "nyy"), lambda s: s.translate(_ROT13)),
+    ("Atbash", ("gsv", "zmw", "blf", "zoo"), lambda s: s.translate(_ATBASH)),
+    ("reversed text", ("eht", "dna", "uoy", "lla"), lambda s: s[::-1]),
+)
+#: Leetspeak: a digit standing for a letter inside a word (``s3nd``, ``7h3m``, ``4nd``); the pattern starts with
+#: the digit class so ``re`` skips to candidates at C speed.
+_LEET_TELL = re.compile(r"[0134579](?:(?<=[A-Za-z][0134579])[A-Za-z]|(?<![A-Za-z0-9][0134579])[A-Za-z]{2}"
+                        r"|(?<=[A-Za-z]{2}[0134579])(?![A-Za-z0-9]))")
+#: Most candidate lines looked at per cipher and document.
+MAX_TELL_LINES = 200
+_LEET_WORD = re.compile(r"[A-Za-z0-9$|!]+")
+
+
+def _unleet(line: str) -> str:
+    """``line`` with digits and symbols inside words read as the letters they imitate (``s3nd`` -> ``send``)."""
+    def one(m: "re.Match[str]") -> str:
+        w = m.group(0)
+        if w.isdigit() or w.isalpha() or not any(c.isalpha() for c in w):
+            return w
+        return w.translate(_LEET)
+    return _LEET_WORD.sub(one, line)
+
+
+def _line_of(text: str, start: int, end: int) -> tuple[int, int]:
+    a = text.rfind("\n", 0, start) + 1
+    b = text.find("\n", end)
+    return a, (len(text) if b == -1 else b)
+
+
+def _word_lines(text: str, lower: str, words: tuple) -> list[tuple[int, int]]:
+    """The lines (``(start, end)``, in order, each once) holding one of ``words`` as a whole word, at most
+    :data:`MAX_TELL_LINES`."""
+    found: set[tuple[int, int]] = set()
+    for w in words:
+        i = lower.find(w)
+        while i != -1 and len(found) < MAX_TELL_LINES:
+            j = i + len(w)
+            if (i == 0 or not lower[i - 1].isalnum()) and (j == len(lower) or not lower[j].isalnum()):
+                span = _line_of(text, i, j)
+                found.add(span)
+                i = lower.find(w, span[1])
+            else:
+                i = lower.find(w, j)
+    return sorted(found)
+
+
+def _leet_lines(text: str) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    pos = 0
+    while len(out) < MAX_TELL_LINES:
+        m = _LEET_TELL.search(text, pos)
+        if m is None:
+            break
+        span = _line_of(text, m.start(), m.end())
+        out.append(span)
+        pos = span[1] + 1
+    return out
+
+
+def _substitution_candidates(text: str) -> Iterator[tuple[int, int, str, str]]:
+    lower = text.lower()
+    tells = [(name, _word_lines(text, lower, words), decode) for name, words, decode in _TELLS]
+    tells.append(("leetspeak", _leet_lines(text), _unleet))
+    for name, lines, decode in tells:
+        for a, b in lines:
+            line = text[a:b]
+            if len(line) > MAX_RUN_CHARS:
+                continue
+            n, share = _englishness(line)
+            if n < MIN_WORDS or share > MAX_RAW_ENGLISH:
+                continue
+            if name == "leetspeak":
+                leet = sum(1 for w in _LEET_WORD.findall(line) if not w.isdigit() and not w.isalpha()
+                           and any(c.isalpha() for c in w) and w.translate(_LEET).lower() in _COMMON)
+                if leet < 2:
+                    continue
+            decoded = decode(line)
+            if _englishness(decoded)[1] < share + MIN_GAIN:
+                continue  # the clear text must read much more like English than the line as written
+            yield a, b, name, decoded
+
+
+def _block_candidates(text: str) -> Iterator[tuple[int, int, str, Optional[str]]]:
+    # each encoding is looked for only when a cheap necessary sign of it is in the text (issue 8: speed)
+    seen: set[int] = set()
+    for k, rx in enumerate(_A85_RUNS):
+        shift = 1 if k == 0 else 0
+        for m in rx.finditer("\n" + text if k == 0 else text):
+            a, b = m.start(1) - shift, m.end(1) - shift
+            run = m.group(1)
+            if a in seen or "://" in run or not _A85_MIX.match(run) or \
+                    sum(1 for c in run if "a" <= c <= "z") > 0.6 * len(run):
+                continue
+            seen.add(a)
+            yield a, b, "Ascii85", None
+    if _UU_HINT.search(text):
+        for m in _UU_LINE.finditer(text):
+            yield m.start(1), m.end(1), "uuencode", None
+    if text.count("0110") + text.count("0111") >= 4:  # the bytes of ASCII letters
+        for m in _BINARY.finditer(text):
+            yield m.start(), m.end(), "binary", None
+    if text.count(".-") + text.count("-.") >= 8:
+        for m in _MORSE.finditer(text):
+            yield m.start(), m.end(), "Morse code", None
+
+
+_DECODERS = {"Ascii85": _decode_a85, "uuencode": _decode_uu, "binary": _decode_binary,
+             "Morse code": _decode_morse}
+
+
+def detect_cipher_text(text: str, params: dict) -> Iterator[DetectorHit]:
+    """Runs in Ascii85, uuencode, binary, Morse, ROT13, Atbash, reversed text or leetspeak whose
+    decoding reads as English (bounded; see module). Yields hits with ``decoded`` set to the clear text."""
+    candidates: list[tuple[int, int, str, Optional[str]]] = list(_block_candidates(text))
+    candidates.extend(_substitution_candidates(text))
+    candidates.sort(key=lambda c: (c[0], -c[1]))
+    taken_until = -1
+    budget = MAX_TOTAL_DECODED
+    for tried, (s, e, kind, decoded) in enumerate(candidates):
+        if tried >= MAX_CANDIDATES or budget <= 0:
+            break
+        if s < taken_until or e - s > MAX_RUN_CHARS:
+            continue
+        if decoded is None:
+            decoded = _DECODERS[kind](text[s:e])
+        if decoded is None or not _reads_as_english(decoded):
+            continue
+        budget -= len(decoded)
+        taken_until = e
+        yield DetectorHit(s, e, {"encoding": kind, "count": e - s, "decoded": printable(decoded, 300, count_rest=True)},
+                          decoded=decoded)
