@@ -52,7 +52,11 @@ DEFAULT_MAX_FILES = 20_000
 _SCP_RE = re.compile(r"^(?P<user>[A-Za-z0-9._~-]+@)?(?P<host>[A-Za-z0-9.-]+):(?P<path>(?!//)[^\s]+)$")
 #: ``scheme://userinfo@``: the userinfo runs to the *last* ``@`` of the authority (RFC 3986 section 3.2:
 #: the authority ends at the first ``/``, ``?`` or ``#``), so ``https://user:p@ss@host`` hides ``user:p@ss``.
-_CRED_RE = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<cred>[^/?#\s]*)@")
+_CRED_RE = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://|\b(?:https?|ssh|git|git\+ssh|ftps?):(?!//))"
+                      r"(?P<cred>[^/?#\r\n]*)@")
+#: a query parameter that carries a secret (``?private_token=...``, ``&access_key=...``, ``sig=``): its value
+_QUERY_SECRET_RE = re.compile(r"(?P<name>[?&][^=&#\s]*(?:token|key|secret|pass|pwd|auth|sig|cred)[^=&#\s]*=)"
+                              r"[^&#\s'\"]+", re.IGNORECASE)
 #: scp-like ``user:secret@host:path`` (no scheme): a userinfo holding a ``:`` is a password or token. A bare
 #: ``git@host:path`` is a user name only and stays as it is.
 _SCP_CRED_RE = re.compile(r"(?P<pre>^|[\s'\"(<=,;])(?P<cred>[^\s'\"()<>=,;/@:]+:[^\s'\"()<>/]*)@(?=[^\s@/:]+:)")
@@ -68,12 +72,17 @@ def redact_url(text: str) -> str:
     * ``scheme://userinfo@host...``: the whole userinfo, up to the last ``@``
       before the path (``https://user:p@ss@host/r`` -> ``https://***@host/r``);
     * scp-like ``user:secret@host:path`` -> ``***@host:path`` (``git@host:path``,
-      which names a user only, is left alone).
+      which names a user only, is left alone);
+    * a userinfo with blanks or control characters in it (``https://u:S1 @host``), and a URL scheme
+      without ``//`` (``https:u:TOKEN@host``), the same way;
+    * the value of a query parameter whose name says it holds a secret (``?private_token=...``,
+      ``&access_key=``, ``sig=``) -> ``***``.
 
     This is the one redaction function of hermes-audit's git handling: every
     message that can hold a source URL passes through it. Pure; never raises.
     """
     text = _CRED_RE.sub(lambda m: m.group("scheme") + "***@", text)
+    text = _QUERY_SECRET_RE.sub(lambda m: m.group("name") + "***", text)
     return _SCP_CRED_RE.sub(lambda m: m.group("pre") + "***@", text)
 
 

@@ -89,6 +89,12 @@ def test_byte_limit_is_enforced_while_listing(tmp_path):
     ("user:token@host:path/r.git", "***@host:path/r.git", "token"),
     ("refusing 'user:tok@host:o/r': x", "refusing '***@host:o/r': x", "tok"),
     ("user:p@ss@host:o/r", "***@host:o/r", "ss@"),
+    # red team (issue 18): blanks or a tab in the userinfo, a scheme without //, a token in the query
+    ("https://u:S1 @127.0.0.1:1/r", "https://***@127.0.0.1:1/r", "S1"),
+    ("https://u:S1\t@h/r", "https://***@h/r", "S1"),
+    ("cannot resolve 'https:u:TOKEN@host/r'", "cannot resolve 'https:***@host/r'", "TOKEN"),
+    ("https://h/r?private_token=glpat-SECRET17&x=1", "https://h/r?private_token=***&x=1", "SECRET17"),
+    ("https://h/r?ref=main&access_key=AK1", "https://h/r?ref=main&access_key=***", "AK1"),
 ])
 def test_redaction(text, shown, secret):
     assert redact_url(text) == shown
