@@ -31,7 +31,11 @@ MARKERS = [
 ]
 #: Markers Hermes would block in a context file (invisible characters), for the scanned-only file.
 HIDDEN_MARKERS = ["\u200b::error::after a zero-width space", "#\u200b#[error]split by a zero-width space",
-                  "cr\r::error::after a CR"]
+                  "cr\r::error::after a CR",
+                  # red team: ignorable to a culture-aware compare though not Cc/Cf (a combining mark, Khmer
+                  # inherent vowels, a Hangul filler)
+                  "\u034f::add-mask::after a combining grapheme joiner", "#\u034f#[error file=x.py]cgj",
+                  "\u17b4::error::after a Khmer vowel", "#\u17b5#[warning]khmer", "\u3164::error::hangul filler"]
 
 
 def _write(path: Path, text: str) -> None:

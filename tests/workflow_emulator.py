@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import regex
 
-_IGNORABLE = regex.compile(r"\x1b\[[0-9;]*m|[\p{Cc}\p{Cf}\p{Cn}\p{Co}\p{Cs}--[\n\r]]", regex.V1)
+_IGNORABLE = regex.compile(r"\x1b\[[0-9;]*m|[\p{Cc}\p{Cf}\p{Cn}\p{Co}\p{Cs}\p{Mn}\p{Me}"
+                           r"\p{Default_Ignorable_Code_Point}--[\n\r]]", regex.V1)
 _LINES = re.compile(r"\r\n|\r|\n")
 _WHITE = regex.compile(r"^[\p{White_Space}\x1c-\x1f]*", regex.V1)
 

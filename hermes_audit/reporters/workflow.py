@@ -31,9 +31,11 @@ from __future__ import annotations
 import os
 from typing import Any, Mapping, Optional
 
-#: Characters a culture-sensitive comparison skips: controls (but LF and CR, which end a line), format
-#: characters, unassigned and private-use code points, surrogates, and hermes-audit's own SGR codes.
-_IGNORABLE = r"(?:\x1b\[[0-9;]*m|[\p{Cc}\p{Cf}\p{Cn}\p{Co}\p{Cs}--[\n\r]])"
+#: Characters a culture-sensitive comparison may skip: controls (but LF and CR, which end a line), format
+#: characters, unassigned and private-use code points, surrogates, combining marks (U+034F COMBINING GRAPHEME
+#: JOINER), every Default_Ignorable_Code_Point (Khmer U+17B4, Hangul fillers), and hermes-audit's own SGR codes.
+_IGNORABLE = (r"(?:\x1b\[[0-9;]*m|[\p{Cc}\p{Cf}\p{Cn}\p{Co}\p{Cs}\p{Mn}\p{Me}\p{Default_Ignorable_Code_Point}"
+              r"--[\n\r]])")
 #: White space ``TrimStart`` removes (a superset: Python's and .NET's), or an ignorable character.
 _LEAD = r"(?:[\p{White_Space}\x1c-\x1f--[\n\r]]|" + _IGNORABLE + ")*"
 #: Unicode categories :func:`ci_escape` escapes (besides the C0 controls but LF and TAB, and DEL).
@@ -47,6 +49,7 @@ def _pattern(name: str):
         import regex
 
         _PATTERNS["colons"] = regex.compile(r"(?m)^(" + _LEAD + r"):(?=" + _IGNORABLE + "*:)", regex.V1)
+        _PATTERNS["ignorable"] = regex.compile(_IGNORABLE, regex.V1)
         _PATTERNS["hash"] = regex.compile(r"(?<=#" + _IGNORABLE + "*)#(?=" + _IGNORABLE + r"*(?:\[|(?i:vso)" +
                                           _IGNORABLE + r"*\[))", regex.V1)
     return _PATTERNS[name]
@@ -69,7 +72,7 @@ def _line_starts(text: str) -> str:
     parts = re.split(r"(\r\n|\r|\n)", text)
     for i in range(0, len(parts), 2):
         head = parts[i].lstrip()[:1]
-        if head == ":" or (head and not head.isprintable()):
+        if head == ":" or (head and (not head.isprintable() or _pattern("ignorable").match(head))):
             parts[i] = colons.sub(r"\1\\x3a", parts[i])
     return "".join(parts)
 
