@@ -27,7 +27,9 @@ baseline from the checked-out tree), with the configuration of the base commit w
 files (a second pair of JSON scans, with and without them, tells), a ``::notice`` and a job-summary
 section say how many.
 
-A file already at ``sarif-file`` (say, one the pull request committed) is removed before the scan (a
+``sarif-file`` must lie in the workspace and no directory on its way may be a symbolic link (the pull
+request's tree could point one out of it); exit 2 otherwise. A file already at ``sarif-file`` (say, one
+the pull request committed) is removed before the scan (a
 directory there is refused, exit 2), so the ``sarif-file`` output names only a report this run wrote.
 
 It always writes the SARIF file (so the upload step can run even when the scan
@@ -183,6 +185,25 @@ def base_config(plan: Plan, temp_dir: str) -> tuple[list[str], str]:
     return [], f"no configuration (the base commit {short} has none)"
 
 
+def check_sarif_path(path: str, workspace: str) -> None:
+    """Refuse a ``sarif-file`` that leaves the workspace or passes through a symbolic link: the checked-out
+    tree is the pull request's, and a directory it commits as a link (``reports -> /elsewhere``) would make
+    the action remove and write a file outside it. Raises :class:`InputError`."""
+    from hermes_audit.documents.beneath import is_below
+
+    root = os.path.realpath(workspace)
+    full = os.path.abspath(os.path.join(workspace, path))
+    if not is_below(full, os.path.abspath(workspace)) and not is_below(full, root):
+        raise InputError(f"input sarif-file: {path} lies outside the workspace")
+    rel = os.path.relpath(os.path.dirname(full), os.path.abspath(workspace))
+    cur = os.path.abspath(workspace)
+    for part in ([] if rel == "." else rel.split(os.sep)):
+        cur = os.path.join(cur, part)
+        if os.path.islink(cur):
+            raise InputError(f"input sarif-file: {os.path.relpath(cur, workspace)} is a symbolic link "
+                             "(the checked-out tree may not choose where the report goes)")
+
+
 def clear_sarif(path: str) -> Optional[str]:
     """Remove a file (or symbolic link) already at ``path`` before the scan writes it, so the report the
     action hands on is this run's. Returns what to say about it (``None``: nothing was there). Raises
@@ -292,6 +313,7 @@ def main(env: Optional[Mapping[str, str]] = None, python: Optional[str] = None) 
     python = python or sys.executable
     try:
         plan = plan_from_env(env)
+        check_sarif_path(plan.sarif_file, env.get("GITHUB_WORKSPACE") or os.getcwd())
         cleared = clear_sarif(plan.sarif_file)
     except InputError as exc:
         print(f"::error title=hermes-audit action::{_escape(str(exc))}", flush=True)

@@ -144,6 +144,22 @@ def test_a_directory_at_the_sarif_path_is_refused(tmp_path, repo):
     assert not uses
 
 
+def test_a_sarif_path_through_a_committed_link_is_refused(tmp_path, repo):
+    """Red team: the pull request commits ``reports -> /outside``; a sarif-file under it must not remove or
+    write the file there."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    victim = outside / "hermes-audit.sarif"
+    victim.write_text("victim", encoding="utf-8")
+    (repo / "reports").symlink_to(outside, target_is_directory=True)
+    _commit(repo, {"AGENTS.md": POISON})
+    outputs, uses, log, status, _ = _action(tmp_path, repo, {"sarif-file": "reports/hermes-audit.sarif",
+                                                             "upload": "true"}, _pr("ab" * 20))
+    assert status == 2 and "reports is a symbolic link" in log, log
+    assert victim.read_text(encoding="utf-8") == "victim" and not uses
+    assert outputs.get("sarif-file", "") == ""
+
+
 # --- item 11: links in SARIF messages and the job summary ------------------------------------------
 
 
