@@ -246,3 +246,26 @@ def test_deeply_nested_json_trace_is_a_clear_error(tmp_path):
     with pytest.raises(TraceError) as exc:
         parse_trace(['{"tool": "read_file", "args": ' + "[" * 100_000 + "]" * 100_000 + "}"], "t.jsonl")
     assert str(exc.value) == "t.jsonl:1: JSON nested too deeply"
+
+
+def test_deep_flow_nesting_is_refused_before_pyyaml_scans_it(monkeypatch, tmp_path):
+    """Red team (issue 18): PyYAML's scanner costs time quadratic in the flow depth before its composer
+    fails, so a 2 KB manifest of 1,000 '[' took seconds per parse. Past MAX_FLOW_DEPTH nothing is parsed."""
+    import yaml
+
+    from hermes_audit.documents.inputs import MAX_FLOW_DEPTH, composed_duplicate_keys, yaml_flow_depth_exceeds
+    from hermes_audit.hermes import distribution as dist
+
+    deep = "name: x\nd: " + "[" * (MAX_FLOW_DEPTH + 1) + "]" * (MAX_FLOW_DEPTH + 1) + "\n"
+    assert yaml_flow_depth_exceeds(deep)
+    assert not yaml_flow_depth_exceeds("name: x\nd: " + "[" * 50 + "]" * 50 + "\n")
+    assert not yaml_flow_depth_exceeds("name: '" + "[" * 600 + "'\n# " + "{" * 600 + "\n")  # quoted, a comment
+
+    def boom(*_a, **_k):
+        raise AssertionError("PyYAML was asked to parse a document nested past the limit")
+
+    monkeypatch.setattr(yaml, "SafeLoader", boom)
+    with pytest.raises(dist.YamlLimitError):
+        dist.load_yaml_bounded(deep)
+    assert "RecursionError" in dist.hermes_on_alias_bomb(deep)[0]
+    assert composed_duplicate_keys(deep) == []

@@ -36,6 +36,7 @@ from typing import Any, Optional
 import yaml
 
 from hermes_audit.documents.reader import FILE_TYPE_WORDS, file_type
+from hermes_audit.documents.inputs import yaml_flow_depth_exceeds
 
 MANIFEST_FILENAME = "distribution.yaml"
 ENV_TEMPLATE_FILENAME = ".env.template"
@@ -103,6 +104,8 @@ def load_yaml_bounded(text: str, max_nodes: int = MAX_YAML_NODES, max_expanded: 
     PyYAML, issue 9); ``yaml.YAMLError`` for invalid YAML. Only safe tags are
     constructed.
     """
+    if yaml_flow_depth_exceeds(text):  # PyYAML's RecursionError, without its quadratic scan first
+        raise YamlLimitError("its collections are nested too deeply", "depth")
     loader = yaml.SafeLoader(text)
     try:
         try:
@@ -429,6 +432,8 @@ def hermes_on_alias_bomb(text: str, display_path: str = MANIFEST_FILENAME,
     quick = "Hermes parses it with yaml.safe_load (quickly: an alias is a shared reference, nothing is copied)"
     too_deep = ("Hermes' yaml.safe_load fails on it as hermes-audit's parse did (RecursionError: collections nested "
                 f"too deeply) and `hermes profile install` refuses it: Failed to parse {display_path}")
+    if yaml_flow_depth_exceeds(text):
+        return too_deep, None, ""
     loader = yaml.SafeLoader(text)
     try:
         try:
