@@ -170,7 +170,8 @@ def test_file_names_are_never_options_in_the_hook(tmp_path, precommit_env):
     add("-o../.claude/CLAUDE.md", "x\n")  # the issue's reproducer: a clean file, so the hook "Passed"
     run = _pre_commit("try-repo", str(ROOT), "hermes-audit", "--all-files", "--verbose", cwd=repo, env=precommit_env)
     assert outside.read_text(encoding="utf-8") == "the user's own instructions\n", run.stdout
-    assert run.returncode == 0 and "-o../.claude/CLAUDE.md  claude-md     loaded" in run.stdout, run.stdout
+    # scanned as a file (the verdict table lists plainly loaded files only under --verbose: issue 22)
+    assert run.returncode == 0 and "1 file: 1 loaded" in run.stdout, run.stdout
     add("--config=cfg/AGENTS.md", POISON)
     add("--baseline=x/AGENTS.md", POISON)
     run = _pre_commit("try-repo", str(ROOT), "hermes-audit", "--all-files", "--verbose", cwd=repo, env=precommit_env)
@@ -178,7 +179,7 @@ def test_file_names_are_never_options_in_the_hook(tmp_path, precommit_env):
     assert run.returncode == 1, run.stdout + run.stderr
     assert "--config=cfg/AGENTS.md:3:1: HA101" in run.stdout, run.stdout
     assert "--baseline=x/AGENTS.md:3:1: HA101" in run.stdout, run.stdout
-    assert "-o../.claude/CLAUDE.md" in run.stdout  # scanned as a file, shown in the verdicts
+    assert "in 3 files" in run.stdout  # the -o../.claude/CLAUDE.md file is scanned as a file too
 
 
 def test_hook_entry_ends_with_a_double_dash():

@@ -95,8 +95,11 @@ def test_credentials_are_redacted_everywhere():
 # --- real clones --------------------------------------------------------------------------------
 
 
-def test_real_clone_over_file_url_audits_and_cleans_up(tmp_path):
+def test_real_clone_over_file_url_audits_and_cleans_up(tmp_path, monkeypatch):
     bare = bare_repo(tmp_path, GOOD)
+    own_tmp = tmp_path / "tmp"  # a temporary directory of its own: other clones on the machine do not count
+    own_tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(own_tmp))
     before = _clone_dirs()
     with cloned(bare.as_uri(), allow_local=True) as root:
         assert (root / "distribution.yaml").read_text(encoding="utf-8") == GOOD["distribution.yaml"]
