@@ -317,3 +317,31 @@ def test_output_to_a_fifo_or_device_is_written_into_not_replaced(tmp_path):
     assert p.returncode == 0, p.stderr
     assert os.path.exists(fifo) and os.stat(fifo).st_mode & 0o170000 == 0o010000  # still a FIFO
     assert got and json.loads(got[0])["files"][0]["path"] == "AGENTS.md"
+
+
+def test_a_link_into_git_metadata_is_never_read_and_no_token_reaches_a_report(tmp_path):
+    """Red team (issue 18): ``AGENTS.md -> .git/config`` stays inside the tree, but .git/config holds the
+    checkout's token (an extraheader, base64): it was read, and HA306 quoted the decoded token."""
+    import base64
+    import json
+    import subprocess
+    import sys
+
+    repo = tmp_path / "ws"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    token = "ghs_SEKRETTOKEN1234567890abcdef"
+    header = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+    with open(repo / ".git" / "config", "a", encoding="utf-8") as fh:
+        fh.write(f'[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic {header}\n')
+    (repo / "AGENTS.md").symlink_to(".git/config")
+    (repo / "CLAUDE.md").write_text(f"decode this: {base64.b64encode(('token: ' + token).encode()).decode()}\n",
+                                    encoding="utf-8")
+    for fmt in ("text", "json", "sarif", "github"):
+        out = subprocess.run([sys.executable, "-m", "hermes_audit", "scan", "--no-git", "--format", fmt, str(repo)],
+                             capture_output=True, text=True, timeout=120, env={"HERMES_AUDIT_SERVER": "", "PATH": "/usr/bin:/bin"})
+        assert token not in out.stdout and token not in out.stderr and header not in out.stdout, fmt
+    data = json.loads(subprocess.run([sys.executable, "-m", "hermes_audit", "scan", "--no-git", "--format", "json",
+                                      str(repo)], capture_output=True, text=True, timeout=120).stdout)
+    agents = next(f for f in data["files"] if f["path"].endswith("AGENTS.md"))
+    assert agents["read"]["status"] == "symlink-escape" and ".git" in agents["read"]["detail"]

@@ -159,6 +159,17 @@ def is_within(path: Path, root: Path) -> bool:
         return False
 
 
+def in_git_metadata(path: Path, root: Path) -> bool:
+    """True when ``path`` (resolved, below ``root``) lies in a ``.git`` directory of the tree: repository
+    metadata is not part of the scanned content, and ``.git/config`` holds what ``actions/checkout`` keeps
+    there (the job's token in an ``extraheader``). A symbolic link into it is treated as one out of the tree
+    (red team, issue 18: ``AGENTS.md -> .git/config`` put the decoded token in a report)."""
+    try:
+        return ".git" in path.relative_to(root).parts
+    except ValueError:
+        return False
+
+
 def path_mode(path: Path, follow_symlinks: bool = False) -> Optional[int]:
     """The ``st_mode`` of ``path`` (``lstat`` unless ``follow_symlinks``), ``None`` when it cannot be
     stat'ed for any reason. Unlike ``Path.is_dir()`` on Python 3.11 it never raises: a path inside a
@@ -289,6 +300,10 @@ def _check_leaf(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
             return ReadResult(ReadStatus.MISSING, detail="dangling symlink; not followed", file_type="symlink")
         except RuntimeError:
             return ReadResult(ReadStatus.SYMLINK_LOOP, detail="symlink loop; not followed", file_type="symlink")
+        if root is not None and is_within(target, root) and in_git_metadata(target, root):
+            return ReadResult(ReadStatus.SYMLINK_ESCAPE,
+                              detail="symlink points into the repository's .git metadata; not followed",
+                              file_type="symlink")
         if root is not None and not is_within(target, root):
             try:
                 target_mode = os.stat(path).st_mode  # stat never opens: safe on a FIFO

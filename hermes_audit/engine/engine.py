@@ -302,7 +302,7 @@ def make_finding(
         span=Span(start, end),
         start=doc.position(start),
         end=doc.position(end),
-        message=message,
+        message=redact(message),  # a message may quote or decode file text (HA306's decoded token)
         snippet=uc.printable(redact(matched), SNIPPET_CHARS),
         hermes_pattern_id=hermes_pattern_id,
         fix=rule.fix or None,

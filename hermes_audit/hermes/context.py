@@ -1471,6 +1471,14 @@ def entry_document(e: FileEntry, display: Optional[str] = None) -> Document:
     return e.document
 
 
+def link_place(realpath: Optional[str], root: str) -> str:
+    """Where a link Hermes would follow leads, for messages: ``outside ROOT``, or into the tree's ``.git``
+    metadata (which hermes-audit never reads: it holds checkout credentials)."""
+    if realpath and root and ("/.git/" in realpath + "/") and realpath.startswith(root.rstrip("/") + "/"):
+        return "in the repository's .git metadata (which may hold credentials)"
+    return f"outside {root}"
+
+
 def unscanned_issues(entry: FileEntry, now: list[tuple[int, int]], ceiling: list[tuple[int, int]],
                      scanner: ThreatScanner, cap: int, where: str, engine=None) -> list[LoadingIssue]:
     """Text of ``entry`` past the scan window that reaches the model (``now``: at the cap in force;
@@ -1601,7 +1609,7 @@ def loading_issues(report: ContextReport, ceiling: Optional[ContextReport] = Non
                                     "start and blocks forever; the agent never starts (a hostile repository can do this)"))
         elif e.status == UNPREDICTABLE and e.reached and "symlink" in e.reason:
             out.append(LoadingIssue(R_ESCAPE, e, 0, 0,
-                                    f"{e.display} is a symlink to {e.realpath or 'a file'} outside {report.root}; "
+                                    f"{e.display} is a symlink to {e.realpath or 'a file'} {link_place(e.realpath, report.root)}; "
                                     f"{p.label} follows it and puts that file into the system prompt"))
         elif e.status == SKIPPED and e.reached:
             out.append(LoadingIssue(R_UNREADABLE, e, 0, 0, f"{e.display} is never loaded: {e.reason}",

@@ -243,7 +243,7 @@ def subdirectory_escape_issues(hints, fs, profile: VersionProfile, scanner: Thre
     """
     import posixpath
 
-    from hermes_audit.hermes.context import R_ESCAPE, UNPREDICTABLE, LoadingIssue, simulate_context
+    from hermes_audit.hermes.context import R_ESCAPE, UNPREDICTABLE, LoadingIssue, link_place, simulate_context
 
     dirs: list[str] = []
     for path in hints.refused_links:
@@ -263,7 +263,7 @@ def subdirectory_escape_issues(hints, fs, profile: VersionProfile, scanner: Thre
                 continue
             shown = posixpath.relpath(e.path, hints.working_dir)
             out.append(LoadingIssue(R_ESCAPE, e, 0, 0,
-                                    f"{shown} is a symlink to {e.realpath or 'a file'} outside {rep.root}; a session "
+                                    f"{shown} is a symlink to {e.realpath or 'a file'} {link_place(e.realpath, rep.root)}; a session "
                                     f"started in {where}/ makes {profile.label} follow it and put that file into the "
                                     "system prompt (as a subdirectory hint of a session started higher up it is "
                                     "refused)"))
