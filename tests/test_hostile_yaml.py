@@ -269,3 +269,33 @@ def test_deep_flow_nesting_is_refused_before_pyyaml_scans_it(monkeypatch, tmp_pa
         dist.load_yaml_bounded(deep)
     assert "RecursionError" in dist.hermes_on_alias_bomb(deep)[0]
     assert composed_duplicate_keys(deep) == []
+
+
+def test_a_wide_flat_manifest_is_refused_before_pyyaml_parses_it(monkeypatch):
+    """Red team (issue 18): 400,000 items in an 800 KB manifest took 77 s of PyYAML per scan (the node
+    limit fired only after the parse). A document with more separators than MAX_ESTIMATED_NODES is not
+    parsed; one that is parsed is composed once for every check."""
+    import yaml
+
+    from hermes_audit.documents import inputs
+    from hermes_audit.hermes import distribution as dist
+
+    wide = "name: x\nx: [" + ",".join(["a"] * (inputs.MAX_ESTIMATED_NODES + 1)) + "]\n"
+    real = yaml.SafeLoader
+    calls = []
+
+    def counting(text):
+        calls.append(1)
+        return real(text)
+
+    monkeypatch.setattr(yaml, "SafeLoader", counting)
+    with pytest.raises(dist.YamlLimitError, match="nodes"):
+        dist.load_yaml_bounded(wide)
+    assert "not predicted" in dist.hermes_on_alias_bomb(wide)[0]
+    assert inputs.composed_duplicate_keys(wide) == []
+    assert calls == []
+    small = "name: y\nx: [" + ",".join(["b"] * 100) + "]\n"
+    dist.load_yaml_bounded(small)
+    dist.hermes_on_alias_bomb(small)
+    inputs.composed_duplicate_keys(small)
+    assert len([c for c in calls]) <= 3  # composed once; the two constructions use an empty loader each

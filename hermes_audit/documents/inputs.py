@@ -268,24 +268,58 @@ def yaml_flow_depth_exceeds(text: str, limit: int = MAX_FLOW_DEPTH) -> bool:
     return False
 
 
+#: A document with more separators than this (an estimate of its nodes: flow commas, block entries, keys) is
+#: not given to PyYAML: the pure-Python parser costs about 0.1 ms a node (red team, issue 18: 400,000 items
+#: in an 800 KB manifest took 77 s), and the graph check refuses more than 100,000 nodes anyway.
+MAX_ESTIMATED_NODES = 100_000
+
+_COMPOSED: dict = {}
+
+
+def compose_yaml(text: str):
+    """``("node", root)``, ``("deep", None)`` (a ``RecursionError``: nested too deeply), ``("large", n)``
+    (more than :data:`MAX_ESTIMATED_NODES` separators, not parsed) or ``("error", exc)`` (``yaml.YAMLError``)
+    for ``text``, composed once with ``yaml.SafeLoader`` and kept for the last few texts: a manifest is read by
+    the Hermes model, the duplicate-key check and the bomb check, and each composition costs the same."""
+    import yaml
+
+    key = hash(text), len(text)
+    got = _COMPOSED.get(key)
+    if got is not None and got[0] == text:
+        return got[1]
+    estimate = text.count(",") + text.count("\n") + text.count(": ")
+    if yaml_flow_depth_exceeds(text):
+        result = ("deep", None)
+    elif estimate > MAX_ESTIMATED_NODES:
+        result = ("large", estimate)
+    else:
+        try:
+            loader = yaml.SafeLoader(text)
+        except yaml.YAMLError as exc:
+            result = ("error", exc)
+        else:
+            try:
+                result = ("node", loader.get_single_node())
+            except RecursionError:
+                result = ("deep", None)
+            except yaml.YAMLError as exc:
+                result = ("error", exc)
+            finally:
+                loader.dispose()
+    if len(_COMPOSED) >= 4:
+        _COMPOSED.clear()
+    _COMPOSED[key] = (text, result)
+    return result
+
+
 def composed_duplicate_keys(text: str) -> list[tuple[str, int, int, int]]:
     """:func:`duplicate_yaml_keys` without its pre-check: the text composed and every mapping walked (the
     equivalence tests compare the two)."""
     import yaml
 
-    if yaml_flow_depth_exceeds(text):
-        return []  # PyYAML would end in a RecursionError, after a scan quadratic in the depth
-    try:
-        loader = yaml.SafeLoader(text)  # the reader already refuses some characters (NUL)
-    except yaml.YAMLError:
-        return []
-    try:
-        try:
-            root = loader.get_single_node()
-        except (yaml.YAMLError, RecursionError):
-            return []
-    finally:
-        loader.dispose()
+    what, root = compose_yaml(text)  # the reader already refuses some characters (NUL)
+    if what != "node":
+        return []  # not YAML, nested too deeply, or too large to compose
     out: list[tuple[str, int, int, int]] = []
     if root is None:
         return out

@@ -36,7 +36,7 @@ from typing import Any, Optional
 import yaml
 
 from hermes_audit.documents.reader import FILE_TYPE_WORDS, file_type
-from hermes_audit.documents.inputs import yaml_flow_depth_exceeds
+from hermes_audit.documents.inputs import compose_yaml
 
 MANIFEST_FILENAME = "distribution.yaml"
 ENV_TEMPLATE_FILENAME = ".env.template"
@@ -104,18 +104,21 @@ def load_yaml_bounded(text: str, max_nodes: int = MAX_YAML_NODES, max_expanded: 
     PyYAML, issue 9); ``yaml.YAMLError`` for invalid YAML. Only safe tags are
     constructed.
     """
-    if yaml_flow_depth_exceeds(text):  # PyYAML's RecursionError, without its quadratic scan first
+    what, node = compose_yaml(text)  # composed once per text (flow depth and size checked first)
+    if what == "deep":
         raise YamlLimitError("its collections are nested too deeply", "depth")
-    loader = yaml.SafeLoader(text)
+    if what == "large":
+        raise YamlLimitError(f"it has more than {max_nodes:,} nodes", "nodes")
+    if what == "error":
+        raise node
+    if node is None:
+        return None
+    _check_graph(node, max_nodes, max_expanded)
+    loader = yaml.SafeLoader("")
     try:
-        try:
-            node = loader.get_single_node()
-            if node is None:
-                return None
-            _check_graph(node, max_nodes, max_expanded)
-            return loader.construct_document(node)
-        except RecursionError:
-            raise YamlLimitError("its collections are nested too deeply", "depth") from None
+        return loader.construct_document(node)
+    except RecursionError:
+        raise YamlLimitError("its collections are nested too deeply", "depth") from None
     finally:
         loader.dispose()
 
@@ -432,81 +435,82 @@ def hermes_on_alias_bomb(text: str, display_path: str = MANIFEST_FILENAME,
     quick = "Hermes parses it with yaml.safe_load (quickly: an alias is a shared reference, nothing is copied)"
     too_deep = ("Hermes' yaml.safe_load fails on it as hermes-audit's parse did (RecursionError: collections nested "
                 f"too deeply) and `hermes profile install` refuses it: Failed to parse {display_path}")
-    if yaml_flow_depth_exceeds(text):
+    what, root = compose_yaml(text)
+    if what == "deep":  # read_manifest turns every exception of yaml.safe_load into a refusal
         return too_deep, None, ""
-    loader = yaml.SafeLoader(text)
+    if what == "large":
+        return f"{quick}; what it does with a document of over {MAX_YAML_NODES:,} nodes is not predicted", None, ""
+    if what == "error":
+        return f"{quick}; what it does next is not predicted", None, ""
     try:
-        try:
-            root = loader.get_single_node()
-            sizes = _expanded_sizes(root) if root is not None else {}
-        except RecursionError:  # read_manifest turns every exception of yaml.safe_load into a refusal
-            return too_deep, None, ""
-        except yaml.YAMLError:
-            return f"{quick}; what it does next is not predicted", None, ""
-        except YamlLimitError as exc:
-            return f"{quick}; what it does with a document where {exc} is not predicted", None, ""
+        sizes = _expanded_sizes(root) if root is not None else {}
+    except RecursionError:
+        return too_deep, None, ""
+    except YamlLimitError as exc:
+        return f"{quick}; what it does with a document where {exc} is not predicted", None, ""
 
-        def big(node: Optional[yaml.Node]) -> bool:
-            return node is not None and sizes.get(id(node), 0) > max_expanded
+    def big(node: Optional[yaml.Node]) -> bool:
+        return node is not None and sizes.get(id(node), 0) > max_expanded
 
-        def hang(what: str, node: yaml.Node) -> str:
-            return (f"{quick}, then turns {what} into text with str(), which expands {sizes[id(node)]:,} values: "
-                    "`hermes profile install` hangs or runs out of memory")
+    def hang(what: str, node: yaml.Node) -> str:
+        return (f"{quick}, then turns {what} into text with str(), which expands {sizes[id(node)]:,} values: "
+                "`hermes profile install` hangs or runs out of memory")
 
-        if not isinstance(root, yaml.MappingNode):
-            kind = "list" if isinstance(root, yaml.SequenceNode) else "str"
-            return f"{quick} and refuses it: {MANIFEST_FILENAME} must be a mapping, got {kind}", None, ""
-        fields: dict[str, yaml.Node] = {}
-        for k, v in root.value:
-            if not isinstance(k, yaml.ScalarNode):
-                return (f"{quick} and refuses it: Failed to parse {display_path}: a mapping key is a collection "
-                        "(found unhashable key)"), None, ""
-            fields[k.value] = v
-        name = fields.get("name")
-        if big(name):
-            return hang("'name'", name), None, ""
-        env = fields.get("env_requires")
-        if isinstance(env, yaml.SequenceNode):
-            for i, item in enumerate(env.value):
-                if not isinstance(item, yaml.MappingNode):
-                    break
-                sub = {k.value: v for k, v in item.value if isinstance(k, yaml.ScalarNode)}
-                for key in ("name", "description"):
-                    if big(sub.get(key)):
-                        return hang(f"env_requires[{i}].{key}", sub[key]), None, ""
-        owned = fields.get("distribution_owned")
-        if isinstance(owned, yaml.SequenceNode):
-            for i, item in enumerate(owned.value):
-                if big(item):
-                    return hang(f"distribution_owned[{i}]", item), None, ""
-        for key in _STR_FIELDS:
-            if big(fields.get(key)):
-                return hang(f"'{key}'", fields[key]), None, ""
-        if isinstance(env, yaml.SequenceNode):
-            for i, item in enumerate(env.value):
-                sub = ({k.value: v for k, v in item.value if isinstance(k, yaml.ScalarNode)}
-                       if isinstance(item, yaml.MappingNode) else {})
-                if big(sub.get("default")):
-                    return (f"{quick}, then writes env_requires[{i}].default into .env.EXAMPLE with str(), which "
-                            f"expands {sizes[id(sub['default'])]:,} values: `hermes profile install` hangs or runs "
-                            "out of memory"), None, ""
-        bombed = [k for k, v in fields.items() if big(v) and k not in _KNOWN_KEYS]
-        if any(big(v) for k, v in fields.items() if k in _KNOWN_KEYS):
-            return f"{quick}; what it does next is not predicted", None, ""
-        null = yaml.ScalarNode("tag:yaml.org,2002:null", "")
-        trimmed = yaml.MappingNode("tag:yaml.org,2002:map",
-                                   [(k, null if big(v) else v) for k, v in root.value])
-        try:
-            data = loader.construct_document(trimmed)
-        except RecursionError:  # read_manifest turns every exception of yaml.safe_load into a refusal
-            return too_deep, None, ""
-        except yaml.YAMLError:
-            return f"{quick}; what it does next is not predicted", None, ""
-        where = "key" + ("s " if len(bombed) > 1 else " ") + ", ".join(repr(k) for k in bombed)
-        return (f"{quick} and never uses {where} (it ignores unknown keys), so the bomb does not go off in "
-                "Hermes"), data, where
+    if not isinstance(root, yaml.MappingNode):
+        kind = "list" if isinstance(root, yaml.SequenceNode) else "str"
+        return f"{quick} and refuses it: {MANIFEST_FILENAME} must be a mapping, got {kind}", None, ""
+    fields: dict[str, yaml.Node] = {}
+    for k, v in root.value:
+        if not isinstance(k, yaml.ScalarNode):
+            return (f"{quick} and refuses it: Failed to parse {display_path}: a mapping key is a collection "
+                    "(found unhashable key)"), None, ""
+        fields[k.value] = v
+    name = fields.get("name")
+    if big(name):
+        return hang("'name'", name), None, ""
+    env = fields.get("env_requires")
+    if isinstance(env, yaml.SequenceNode):
+        for i, item in enumerate(env.value):
+            if not isinstance(item, yaml.MappingNode):
+                break
+            sub = {k.value: v for k, v in item.value if isinstance(k, yaml.ScalarNode)}
+            for key in ("name", "description"):
+                if big(sub.get(key)):
+                    return hang(f"env_requires[{i}].{key}", sub[key]), None, ""
+    owned = fields.get("distribution_owned")
+    if isinstance(owned, yaml.SequenceNode):
+        for i, item in enumerate(owned.value):
+            if big(item):
+                return hang(f"distribution_owned[{i}]", item), None, ""
+    for key in _STR_FIELDS:
+        if big(fields.get(key)):
+            return hang(f"'{key}'", fields[key]), None, ""
+    if isinstance(env, yaml.SequenceNode):
+        for i, item in enumerate(env.value):
+            sub = ({k.value: v for k, v in item.value if isinstance(k, yaml.ScalarNode)}
+                   if isinstance(item, yaml.MappingNode) else {})
+            if big(sub.get("default")):
+                return (f"{quick}, then writes env_requires[{i}].default into .env.EXAMPLE with str(), which "
+                        f"expands {sizes[id(sub['default'])]:,} values: `hermes profile install` hangs or runs "
+                        "out of memory"), None, ""
+    bombed = [k for k, v in fields.items() if big(v) and k not in _KNOWN_KEYS]
+    if any(big(v) for k, v in fields.items() if k in _KNOWN_KEYS):
+        return f"{quick}; what it does next is not predicted", None, ""
+    null = yaml.ScalarNode("tag:yaml.org,2002:null", "")
+    trimmed = yaml.MappingNode("tag:yaml.org,2002:map",
+                               [(k, null if big(v) else v) for k, v in root.value])
+    loader = yaml.SafeLoader("")
+    try:
+        data = loader.construct_document(trimmed)
+    except RecursionError:  # read_manifest turns every exception of yaml.safe_load into a refusal
+        return too_deep, None, ""
+    except yaml.YAMLError:
+        return f"{quick}; what it does next is not predicted", None, ""
     finally:
         loader.dispose()
+    where = "key" + ("s " if len(bombed) > 1 else " ") + ", ".join(repr(k) for k in bombed)
+    return (f"{quick} and never uses {where} (it ignores unknown keys), so the bomb does not go off in "
+            "Hermes"), data, where
 
 
 def read_manifest(root: Path, display_path: Optional[str] = None) -> ManifestRead:
