@@ -52,10 +52,10 @@ DEFAULT_MAX_FILES = 20_000
 _SCP_RE = re.compile(r"^(?P<user>[A-Za-z0-9._~-]+@)?(?P<host>[A-Za-z0-9.-]+):(?P<path>(?!//)[^\s]+)$")
 #: ``scheme://userinfo@``: the userinfo runs to the *last* ``@`` of the authority (RFC 3986 section 3.2:
 #: the authority ends at the first ``/``, ``?`` or ``#``), so ``https://user:p@ss@host`` hides ``user:p@ss``.
-_CRED_RE = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://|\b(?:https?|ssh|git|git\+ssh|ftps?):(?!//))"
-                      r"(?P<cred>[^/?#\r\n]*)@")
+_CRED_RE = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*:///?|\b(?i:https?|ssh|git|git\+ssh|ftps?|file|ext):(?!//)/{0,3})"
+                      r"(?P<cred>[^/]{0,512}?)@(?=[^@/]*(?:[/:]|$|[\s'\"]))")
 #: a query parameter that carries a secret (``?private_token=...``, ``&access_key=...``, ``sig=``): its value
-_QUERY_SECRET_RE = re.compile(r"(?P<name>[?&][^=&#\s]*(?:token|key|secret|pass|pwd|auth|sig|cred)[^=&#\s]*=)"
+_QUERY_SECRET_RE = re.compile(r"(?P<name>[?&#;][^=&#;\s]*(?:token|key|secret|pass|pwd|auth|sig|cred)[^=&#;\s]*=)"
                               r"[^&#\s'\"]+", re.IGNORECASE)
 #: scp-like ``user:secret@host:path`` (no scheme): a userinfo holding a ``:`` is a password or token. A bare
 #: ``git@host:path`` is a user name only and stays as it is.

@@ -95,6 +95,16 @@ def test_byte_limit_is_enforced_while_listing(tmp_path):
     ("cannot resolve 'https:u:TOKEN@host/r'", "cannot resolve 'https:***@host/r'", "TOKEN"),
     ("https://h/r?private_token=glpat-SECRET17&x=1", "https://h/r?private_token=***&x=1", "SECRET17"),
     ("https://h/r?ref=main&access_key=AK1", "https://h/r?ref=main&access_key=***", "AK1"),
+    # second red team: '#' and '?' in the password, fragment and parameter tokens, a newline, malformed URLs
+    ("git failed for https://u:SEK#RET@127.0.0.1:9/x.git: fatal", "git failed for https://***@127.0.0.1:9/x.git: fatal",
+     "RET"),
+    ("https://u:SE?KRET@h/x", "https://***@h/x", "KRET"),
+    ("https://h/x.git#token=SEKRET", "https://h/x.git#token=***", "SEKRET"),
+    ("https://h/x.git;token=SEKRET", "https://h/x.git;token=***", "SEKRET"),
+    ("https://u:SEKRET\n@h", "https://***@h", "SEKRET"),
+    ("https:/u:SEKRET@h", "https:/***@h", "SEKRET"),
+    ("https:///u:SEKRET@h", "https:///***@h", "SEKRET"),
+    ("ext::u:SEKRET@x", "ext:***@x", "SEKRET"),
 ])
 def test_redaction(text, shown, secret):
     assert redact_url(text) == shown
