@@ -33,6 +33,7 @@ import re
 from typing import Optional
 
 from hermes_audit.engine.regex_code import re_compile_builtin as _compile  # issue 8: op-codes from the catalog cache
+from hermes_audit.engine.negation import lead_in
 from hermes_audit.findings import Severity
 
 #: Highest severity an audit finding keeps when it lies in quoted or code text.
@@ -74,10 +75,6 @@ _RUN_INLINE = _compile(
 )
 #: A negation or prohibition earlier on the same sentence ("never run `...`", "do not execute `...`").
 _NEGATED = _compile(r"\b(?:not|never|no|avoid|without|refuse|forbid(?:den)?|prohibit(?:ed)?)\b|n[\'\u2019]t\b", re.I)
-#: A list item line ("- ...", "* ...", "1. ...").
-_LIST_ITEM = _compile(r"[ \t]{0,12}(?:[-*+]|\d{1,3}[.)])[ \t]")
-#: Lines looked back for the line that introduces a command line or a list of them.
-_LEAD_IN_LINES = 30
 #: Words of a lead-in line that present what follows as examples, not as steps.
 _DESCRIBES_LEAD_IN = _compile(
     r"\b(?:examples?|e\.g\.|such\s+as|like|dangerous|malicious|attack\w*|suspicious|red\s+flags?|blocks?|blocked|"
@@ -97,21 +94,10 @@ def _shell_quote(text: str, start: int, body: str) -> bool:
 
 
 def _lead_in_describes(text: str, line_start: int) -> bool:
-    """True when the line that introduces a command line (the nearest earlier line that is neither blank
-    nor a list item, within :data:`_LEAD_IN_LINES` lines) forbids or exemplifies what follows:
-    "Never run these:", "Examples of attacks:", "Red flags include:"."""
-    pos = line_start
-    for _ in range(_LEAD_IN_LINES):
-        if pos <= 0:
-            return False
-        prev_start = text.rfind("\n", max(0, pos - 1 - 2000), pos - 1) + 1
-        line = text[prev_start:pos - 1]
-        pos = prev_start
-        stripped = line.strip()
-        if not stripped or _LIST_ITEM.match(line):
-            continue
-        return _NEGATED.search(line) is not None or _DESCRIBES_LEAD_IN.search(line) is not None
-    return False
+    """True when the line that introduces a command line (:func:`hermes_audit.engine.negation.lead_in`)
+    forbids or exemplifies what follows: "Never run these:", "Examples of attacks:", "Red flags include:"."""
+    line = lead_in(text, line_start)
+    return line is not None and (_NEGATED.search(line) is not None or _DESCRIBES_LEAD_IN.search(line) is not None)
 
 
 def _inline_performs(text: str, start: int, end: int) -> bool:

@@ -97,8 +97,10 @@ def _clause_prefix(text: str, start: int) -> str:
     return prefix[m.end():] if m else prefix
 
 
-def _lead_in(text: str, line_start: int) -> Optional[str]:
-    """The line that introduces the list item starting at ``line_start``, or ``None`` when it is not in a list."""
+def lead_in(text: str, line_start: int) -> Optional[str]:
+    """The line that introduces the list item (or command line) starting at ``line_start``: the nearest
+    earlier line, within :data:`LEAD_IN_LINES` lines, that is neither blank nor a list item; ``None`` when
+    there is none."""
     pos = line_start
     for _ in range(LEAD_IN_LINES):
         if pos <= 0:
@@ -126,7 +128,7 @@ def prohibiting_list(text: str, start: int) -> Optional[str]:
     line_start = text.rfind("\n", 0, start) + 1
     if not _LIST_ITEM.match(text, line_start):
         return None
-    lead = _lead_in(text, line_start)
+    lead = lead_in(text, line_start)
     if lead is None:
         return None
     stripped = lead.rstrip()
@@ -201,7 +203,7 @@ def labelled_example(text: str, start: int) -> Optional[str]:
     if _PAREN_QUOTE.search(text, max(line_start, start - 40), start):
         return "an example in parentheses"
     if _LIST_ITEM.match(text, line_start):
-        lead = _lead_in(text, line_start)
+        lead = lead_in(text, line_start)
         if lead is not None:
             m = (_PROHIBITING_LEAD_IN.search(lead.rstrip()) or _DESCRIBES_LEAD_IN.search(lead)
                  or _LABEL_BEFORE.search(lead))
