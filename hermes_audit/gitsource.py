@@ -54,6 +54,10 @@ _SCP_RE = re.compile(r"^(?P<user>[A-Za-z0-9._~-]+@)?(?P<host>[A-Za-z0-9.-]+):(?P
 #: the authority ends at the first ``/``, ``?`` or ``#``), so ``https://user:p@ss@host`` hides ``user:p@ss``.
 _CRED_RE = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*:///?|\b(?i:https?|ssh|git|git\+ssh|ftps?|file|ext):(?!//)/{0,3})"
                       r"(?P<cred>[^/]{0,512}?)@(?=[^@/]*(?:[/:]|$|[\s'\"]))")
+#: a userinfo that holds a ``/`` (``https://user:pa/ss@host``): git takes ``user:pa/ss`` as the credentials
+#: when a ``user:`` opens the authority and an ``@`` follows before the end of the URL
+_SLASHED_CRED_RE = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<cred>[^/:@\s'\"]{0,128}:[^\s'\"]{0,512})@"
+                              r"(?=[A-Za-z0-9.\[\]-]+(?::\d+)?(?:[/\s'\"]|$))")
 #: a query parameter that carries a secret (``?private_token=...``, ``&access_key=...``, ``sig=``): its value
 _QUERY_SECRET_RE = re.compile(r"(?P<name>[?&#;][^=&#;\s]*(?:token|key|secret|pass|pwd|auth|sig|cred)[^=&#;\s]*=)"
                               r"[^&#\s'\"]+", re.IGNORECASE)
@@ -73,7 +77,8 @@ def redact_url(text: str) -> str:
       before the path (``https://user:p@ss@host/r`` -> ``https://***@host/r``);
     * scp-like ``user:secret@host:path`` -> ``***@host:path`` (``git@host:path``,
       which names a user only, is left alone);
-    * a userinfo with blanks or control characters in it (``https://u:S1 @host``), and a URL scheme
+    * a userinfo with a ``/`` in it after its ``user:`` (``https://user:pa/ss@host``), or with blanks or
+      control characters in it (``https://u:S1 @host``), and a URL scheme
       without ``//`` (``https:u:TOKEN@host``), the same way;
     * the value of a query parameter whose name says it holds a secret (``?private_token=...``,
       ``&access_key=``, ``sig=``) -> ``***``.
@@ -81,6 +86,7 @@ def redact_url(text: str) -> str:
     This is the one redaction function of hermes-audit's git handling: every
     message that can hold a source URL passes through it. Pure; never raises.
     """
+    text = _SLASHED_CRED_RE.sub(lambda m: m.group("scheme") + "***@", text)
     text = _CRED_RE.sub(lambda m: m.group("scheme") + "***@", text)
     text = _QUERY_SECRET_RE.sub(lambda m: m.group("name") + "***", text)
     return _SCP_CRED_RE.sub(lambda m: m.group("pre") + "***@", text)

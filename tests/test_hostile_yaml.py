@@ -289,7 +289,7 @@ def test_a_wide_flat_manifest_is_refused_before_pyyaml_parses_it(monkeypatch):
         return real(text)
 
     monkeypatch.setattr(yaml, "SafeLoader", counting)
-    with pytest.raises(dist.YamlLimitError, match="nodes"):
+    with pytest.raises(dist.YamlLimitError, match="separators"):
         dist.load_yaml_bounded(wide)
     assert "not predicted" in dist.hermes_on_alias_bomb(wide)[0]
     assert inputs.composed_duplicate_keys(wide) == []

@@ -114,3 +114,14 @@ def test_redaction(text, shown, secret):
 @pytest.mark.parametrize("text", ["git@github.com:o/r.git", "https://github.com/o/a@b", "see a:b and c@d"])
 def test_redaction_leaves_urls_without_credentials(text):
     assert redact_url(text) == text
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("git failed for https://user:pa/ss3SECRETC@127.0.0.1:1/x.git: fatal", "SECRETC"),
+    ("https://u:SECRETSL/@h/x", "SECRETSL"),
+    ("https://user:a/b?c#SECRETMIX@h/x.git", "SECRETMIX"),
+    ("ssh://u:p/SECRETSSH@127.0.0.1/x.git", "SECRETSSH"),
+])
+def test_redaction_of_a_userinfo_holding_a_slash(text, secret):
+    """Third red team: a '/' after 'user:' in the userinfo stopped the redaction."""
+    assert secret not in redact_url(text) and "***@" in redact_url(text)

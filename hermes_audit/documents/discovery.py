@@ -348,7 +348,11 @@ def _special_entries(listed: list[Path], dirs: set[str], root: Path, untracked_d
     for d in dirs:
         if d != root_s and not d.startswith(inside):
             continue  # outside the scanned root
-        if not is_below(os.path.realpath(d), root_real):
+        try:
+            real = os.path.realpath(d)
+        except OSError:  # a component changed between lstat and readlink (a link swapped for a directory)
+            continue
+        if not is_below(real, root_real):
             continue  # a directory git lists that is now a symbolic link out of the root: never listed (issue 18)
         try:
             with os.scandir(d) as it:

@@ -268,10 +268,11 @@ def yaml_flow_depth_exceeds(text: str, limit: int = MAX_FLOW_DEPTH) -> bool:
     return False
 
 
-#: A document with more separators than this (an estimate of its nodes: flow commas, block entries, keys) is
-#: not given to PyYAML: the pure-Python parser costs about 0.1 ms a node (red team, issue 18: 400,000 items
-#: in an 800 KB manifest took 77 s), and the graph check refuses more than 100,000 nodes anyway.
-MAX_ESTIMATED_NODES = 100_000
+#: A document with more separators than this (an estimate of its nodes: flow commas and brackets, lines,
+#: keys) is not given to PyYAML: the pure-Python parser costs about 0.03-0.1 ms a node (red team, issue 18:
+#: 400,000 items in an 800 KB manifest took 77 s; 99,000 took 3 s, per file). A distribution's manifest,
+#: config.yaml, cron files and SKILL.md front matter hold tens to hundreds of nodes.
+MAX_ESTIMATED_NODES = 20_000
 
 _COMPOSED: dict = {}
 
@@ -287,7 +288,8 @@ def compose_yaml(text: str):
     got = _COMPOSED.get(key)
     if got is not None and got[0] == text:
         return got[1]
-    estimate = text.count(",") + text.count("\n") + text.count(": ")
+    estimate = (text.count(",") + text.count("\n") + text.count(": ") + text.count("[") + text.count("{")
+                + text.count("? "))
     if yaml_flow_depth_exceeds(text):
         result = ("deep", None)
     elif estimate > MAX_ESTIMATED_NODES:

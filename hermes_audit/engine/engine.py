@@ -22,7 +22,7 @@ from hermes_audit.engine.catalog import Rule
 from hermes_audit.engine.detectors import DETECTORS, DetectorHit, shown_decoded
 from hermes_audit.engine.normalize import MappedText, nfkc
 from hermes_audit.engine.overlap import merge_overlapping
-from hermes_audit.engine.redact import redact
+from hermes_audit.engine.redact import redact, redact_decoded
 from hermes_audit.findings import Confidence, Finding, Severity, Span
 
 if TYPE_CHECKING:  # issue 8: imported on the first hit (start-up time of a clean scan)
@@ -292,6 +292,11 @@ def make_finding(
     end = min(end, extent)
     start = min(start, end)
     matched = doc.slice(start, end)
+    if decoded is not None:
+        shown = redact_decoded(decoded)
+        if shown != decoded:  # the message quotes the decoding: a credential in it is masked there too
+            message = message.replace(decoded, shown)
+            decoded = shown
     return Finding(
         rule_id=rule.code,
         rule_name=rule.name,

@@ -13,7 +13,41 @@ _SECRET_SHAPES_PATTERN = declare(
     r"|(?P<kv>(?i:api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?key|token|secret|password|passwd|passphrase|pwd|auth)[\"']?\s*[=:]\s*[\"']?)"
     r"(?P<value>[A-Za-z0-9+/=_\-.!@#%^&*~]{8,})"
     r"|(?P<pem>-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]{0,4000}?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"
+    # a JSON web token, an HTTP Bearer or Basic credential (red team: shown in full in snippets)
+    r"|(?P<jwt>eyJ)(?P<jwtrest>[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,})"
+    r"|(?P<scheme>(?i:bearer|basic)[ \t]{1,4})(?P<cred>[A-Za-z0-9+/=._~-]{12,})"
+    # curl's -u/--user user:password
+    r"|(?P<curlu>(?:-u|--user)[ \t=]{1,4}[^\s:'\"]{1,64}:)(?P<pw>[^\s'\"]{4,})"
+    # base64 of anything (a secret shape or a user:password pair is looked for in its decoding)
+    r"|(?P<b64>[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{24,})"
 )
+
+#: A decoded text that reads as a credential: ``user:password`` (what HTTP Basic and ``curl -u`` carry) or a
+#: value after ``Bearer``/``token``; checked on decodings only, where honest text rarely looks so.
+_CREDENTIAL_PAIR = None
+
+
+def _decodes_to_secret(run: str) -> bool:
+    """True when the base64 (or base64url) ``run`` decodes to UTF-8 text that holds a secret shape or a
+    ``user:password`` pair (red team, issue 18: an ``extraheader`` or ``curl -u`` credential, encoded, was
+    shown in full in snippets while the decoded message was masked)."""
+    import base64
+    import binascii
+    import re
+
+    global _CREDENTIAL_PAIR
+    if _CREDENTIAL_PAIR is None:
+        _CREDENTIAL_PAIR = re.compile(r"(?:^|[\s\"'])[^\s:\"']{1,64}:[^\s\"']{6,}|(?i:bearer|token)[ :=]+\S{8,}")
+    text = run.rstrip("=")
+    try:
+        raw = (base64.urlsafe_b64decode if ("-" in text or "_" in text) else base64.b64decode)(
+            text + "=" * (-len(text) % 4))
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return False
+    if not decoded.isprintable():
+        return False
+    return bool(_secret_shapes().search(decoded)) or bool(_CREDENTIAL_PAIR.search(decoded))
 
 
 @functools.lru_cache(maxsize=1)
@@ -30,6 +64,15 @@ def redact(text: str) -> str:
             return m.group("keep") + m.group("secret")[:4] + "****"
         if m.group("kv"):
             return m.group("kv") + m.group("value")[:4] + "****"
+        if m.group("jwt"):
+            return "eyJ****"
+        if m.group("curlu"):
+            return m.group("curlu") + "****"
+        if m.group("scheme"):
+            return m.group("scheme") + m.group("cred")[:4] + "****"
+        if m.group("b64"):
+            run = m.group("b64")
+            return run[:4] + "****" if _decodes_to_secret(run) else run
         return m.group("pem") + "****"
 
     return _secret_shapes().sub(repl, text)
@@ -50,8 +93,28 @@ def redact_in_place(text: str) -> str:
         if m.group("kv"):
             value = m.group("value")
             return m.group("kv") + value[:4] + "*" * (len(value) - 4)
+        if m.group("jwt"):
+            return "eyJ" + "*" * len(m.group("jwtrest"))
+        if m.group("curlu"):
+            return m.group("curlu") + "*" * len(m.group("pw"))
+        if m.group("scheme"):
+            cred = m.group("cred")
+            return m.group("scheme") + cred[:4] + "*" * (len(cred) - 4)
+        if m.group("b64"):
+            run = m.group("b64")
+            return run[:4] + "*" * (len(run) - 4) if _decodes_to_secret(run) else run
         whole = m.group(0)
         head = m.group("pem")
         return head + "".join(c if c in "\r\n" else "*" for c in whole[len(head):])
 
     return _secret_shapes().sub(repl, text)
+
+
+def redact_decoded(text: str) -> str:
+    """:func:`redact` for text hermes-audit decoded from an encoding (a finding's ``decoded`` text), where a
+    ``user:password`` pair is a credential too (what HTTP Basic carries): its value is masked."""
+    import re
+
+    text = redact(text)
+    return re.sub(r"(?P<user>(?:^|(?<=[\s\"']))[^\s:\"'*/]{1,64}:)(?!//)(?P<pw>[^\s\"'*]{6,})",
+                  lambda m: m.group("user") + m.group("pw")[:2] + "****", text)

@@ -36,7 +36,7 @@ from typing import Any, Optional
 import yaml
 
 from hermes_audit.documents.reader import FILE_TYPE_WORDS, file_type
-from hermes_audit.documents.inputs import compose_yaml
+from hermes_audit.documents.inputs import MAX_ESTIMATED_NODES, compose_yaml
 
 MANIFEST_FILENAME = "distribution.yaml"
 ENV_TEMPLATE_FILENAME = ".env.template"
@@ -108,7 +108,7 @@ def load_yaml_bounded(text: str, max_nodes: int = MAX_YAML_NODES, max_expanded: 
     if what == "deep":
         raise YamlLimitError("its collections are nested too deeply", "depth")
     if what == "large":
-        raise YamlLimitError(f"it has more than {max_nodes:,} nodes", "nodes")
+        raise YamlLimitError(f"it has more than {MAX_ESTIMATED_NODES:,} separators (values, keys, lines)", "nodes")
     if what == "error":
         raise node
     if node is None:
@@ -439,7 +439,8 @@ def hermes_on_alias_bomb(text: str, display_path: str = MANIFEST_FILENAME,
     if what == "deep":  # read_manifest turns every exception of yaml.safe_load into a refusal
         return too_deep, None, ""
     if what == "large":
-        return f"{quick}; what it does with a document of over {MAX_YAML_NODES:,} nodes is not predicted", None, ""
+        return (f"{quick}; what it does with a document of over {MAX_ESTIMATED_NODES:,} separators is not "
+                "predicted"), None, ""
     if what == "error":
         return f"{quick}; what it does next is not predicted", None, ""
     try:
