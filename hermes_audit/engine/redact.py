@@ -16,8 +16,11 @@ _SECRET_SHAPES_PATTERN = declare(
     # a JSON web token, an HTTP Bearer or Basic credential (red team: shown in full in snippets)
     r"|(?P<jwt>eyJ)(?P<jwtrest>[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,})"
     r"|(?P<scheme>(?i:bearer|basic)[ \t]{1,4})(?P<cred>[A-Za-z0-9+/=._~-]{12,})"
-    # curl's -u/--user user:password
-    r"|(?P<curlu>(?:-u|--user)[ \t=]{1,4}[^\s:'\"]{1,64}:)(?P<pw>[^\s'\"]{4,})"
+    # curl's -u/--user/--proxy-user user:password, also glued or bundled (-uadmin:pw, -su, -u'admin:pw')
+    r"|(?P<curlu>(?:(?<![\w-])-[A-Za-z]{0,4}u[ \t]{0,4}|--(?:proxy-)?user[ \t=]{1,4})['\"]?[^\s:'\"]{1,64}:)"
+    r"(?P<pw>[^\s'\"]{4,})"
+    # the userinfo of a URL in the text (https://user:password@host, //token@host): red team, issue 18
+    r"|(?P<urlhead>\b[A-Za-z][A-Za-z0-9+.-]{0,20}://|(?<![:\w/])//)(?P<userinfo>[^\s@/'\"<>()\[\]]{1,256})(?=@)"
     # base64 of anything (a secret shape or a user:password pair is looked for in its decoding)
     r"|(?P<b64>[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{24,})"
 )
@@ -39,15 +42,21 @@ def _decodes_to_secret(run: str) -> bool:
     if _CREDENTIAL_PAIR is None:
         _CREDENTIAL_PAIR = re.compile(r"(?:^|[\s\"'])[^\s:\"']{1,64}:[^\s\"']{6,}|(?i:bearer|token)[ :=]+\S{8,}")
     text = run.rstrip("=")
-    try:
-        raw = (base64.urlsafe_b64decode if ("-" in text or "_" in text) else base64.b64decode)(
-            text + "=" * (-len(text) % 4))
-        decoded = raw.decode("utf-8")
-    except (binascii.Error, ValueError, UnicodeDecodeError):
-        return False
-    if not decoded.isprintable():
-        return False
-    return bool(_secret_shapes().search(decoded)) or bool(_CREDENTIAL_PAIR.search(decoded))
+    decoders = []
+    if len(text) % 2 == 0 and all(c in "0123456789abcdefABCDEF" for c in text):
+        decoders.append(bytes.fromhex)  # hex (red team: a ghp_ token in hex was shown raw)
+    if all(c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567" for c in text):
+        decoders.append(lambda t: base64.b32decode(t + "=" * (-len(t) % 8)))
+    decoders.append(lambda t: (base64.urlsafe_b64decode if ("-" in t or "_" in t) else base64.b64decode)(
+        t + "=" * (-len(t) % 4)))
+    for decode in decoders:
+        try:
+            decoded = decode(text).decode("utf-8")
+        except (binascii.Error, ValueError, UnicodeDecodeError):
+            continue
+        if decoded.isprintable() and (_secret_shapes().search(decoded) or _CREDENTIAL_PAIR.search(decoded)):
+            return True
+    return False
 
 
 @functools.lru_cache(maxsize=1)
@@ -68,6 +77,8 @@ def redact(text: str) -> str:
             return "eyJ****"
         if m.group("curlu"):
             return m.group("curlu") + "****"
+        if m.group("urlhead"):
+            return m.group("urlhead") + "***"
         if m.group("scheme"):
             return m.group("scheme") + m.group("cred")[:4] + "****"
         if m.group("b64"):
@@ -97,6 +108,8 @@ def redact_in_place(text: str) -> str:
             return "eyJ" + "*" * len(m.group("jwtrest"))
         if m.group("curlu"):
             return m.group("curlu") + "*" * len(m.group("pw"))
+        if m.group("urlhead"):
+            return m.group("urlhead") + "*" * len(m.group("userinfo"))
         if m.group("scheme"):
             cred = m.group("cred")
             return m.group("scheme") + cred[:4] + "*" * (len(cred) - 4)
