@@ -101,3 +101,23 @@ def test_url_userinfo_curl_spellings_and_hex_secrets_are_masked(line, secret):
     assert secret not in redact(line)
     masked = redact_in_place(line)
     assert secret not in masked and len(masked) == len(line)
+
+
+@pytest.mark.parametrize("line,secret", [
+    ("sshpass -p Hunter2pw ssh host", "Hunter2pw"),
+    ("mysql -pHunter2pw db", "Hunter2pw"),
+    ("redis-cli -a Hunter2pw", "Hunter2pw"),
+    ("htpasswd -b .htpasswd admin Hunter2pw", "Hunter2pw"),
+    ("Authorization: token gho2abcdefghijkl", "gho2abcdefghijkl"),
+    ("gh --token abcdef123456", "abcdef123456"),
+    ("key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY here", "XUtnFEMI"),
+    ("sk_live_QQD1abcdefghijklmnop", "abcdefghijklmnop"),
+    ("machine h login bob password Hunter2pw", "Hunter2pw"),
+    ("https://hooks.slack.com/services/T000/B000/XXXXSECRET", "XXXXSECRET"),
+    ("?sv=1&sig=abcdEFGH1234%3D", "EFGH1234"),
+])
+def test_command_passwords_tokens_and_webhooks_are_masked(line, secret):
+    """Fifth red team (issue 18): secret spellings that reached annotations and SARIF in full."""
+    from hermes_audit.engine.redact import redact, redact_in_place
+
+    assert secret not in redact(line) and secret not in redact_in_place(line)

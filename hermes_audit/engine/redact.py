@@ -8,14 +8,21 @@ from hermes_audit.engine.regex_code import compile_builtin, declare
 
 # Token shapes: provider prefixes, then key=value assignments with long values.
 _SECRET_SHAPES_PATTERN = declare(
-    r"(?P<keep>sk-(?:ant-)?|ghp_|gho_|ghs_|github_pat_|glpat-|xox[abpr]-|AKIA|ASIA|AIza)(?P<secret>[A-Za-z0-9_\-]{8,})"
+    r"(?P<keep>sk-(?:ant-)?|ghp_|gho_|ghs_|ghu_|ghr_|github_pat_|glpat-|xox[abpr]-|AKIA|ASIA|AIza|hf_|"
+    r"(?:sk|rk|pk)_(?:live|test)_|hooks\.slack\.com/services/|discord(?:app)?\.com/api/webhooks/)"
+    r"(?P<secret>[A-Za-z0-9_\-/]{8,})"
     # (key names and value characters cover what HA404/HA406 report: access_key = <40 chars>, password: hunter2hunter2)
-    r"|(?P<kv>(?i:api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?key|token|secret|password|passwd|passphrase|pwd|auth)[\"']?\s*[=:]\s*[\"']?)"
+    r"|(?P<kv>(?i:api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?key|token|secret|password|passwd|passphrase|pwd|auth|sig|signature|x-amz-signature)[\"']?\s*:?[=:]\s*[\"']?)"
     r"(?P<value>[A-Za-z0-9+/=_\-.!@#%^&*~]{8,})"
     r"|(?P<pem>-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]{0,4000}?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"
     # a JSON web token, an HTTP Bearer or Basic credential (red team: shown in full in snippets)
     r"|(?P<jwt>eyJ)(?P<jwtrest>[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,})"
     r"|(?P<scheme>(?i:bearer|basic)[ \t]{1,4})(?P<cred>[A-Za-z0-9+/=._~-]{12,})"
+    # a password or token given to a command (sshpass -p, mysql -pPW, redis-cli -a, gh --token, htpasswd -b
+    # FILE USER PW), an Authorization "token" header, a .netrc "login USER password PW" line
+    r"|(?P<flag>(?<![\w-])(?:-p|-a|--token|--pass(?:word)?|--secret|-b[ \t]+\S+[ \t]+\S+)[ \t=]?)"
+    r"(?P<flagval>[^\s'\"-][^\s'\"]{5,})"
+    r"|(?P<authtok>(?i:authorization:)[ \t]*(?i:token)[ \t]+|\blogin[ \t]+\S+[ \t]+password[ \t]+)(?P<atval>\S{4,})"
     # curl's -u/--user/--proxy-user user:password, also glued or bundled (-uadmin:pw, -su, -u'admin:pw')
     r"|(?P<curlu>(?:(?<![\w-])-[A-Za-z]{0,4}u[ \t]{0,4}|--(?:proxy-)?user[ \t=]{1,4})['\"]?[^\s:'\"]{1,64}:)"
     r"(?P<pw>[^\s'\"]{4,})"
@@ -28,6 +35,15 @@ _SECRET_SHAPES_PATTERN = declare(
 #: A decoded text that reads as a credential: ``user:password`` (what HTTP Basic and ``curl -u`` carry) or a
 #: value after ``Bearer``/``token``; checked on decodings only, where honest text rarely looks so.
 _CREDENTIAL_PAIR = None
+
+
+def _secret_run(run: str) -> bool:
+    """A run of base64 characters that is a secret: it decodes to one (:func:`_decodes_to_secret`), or it has
+    the shape of an unlabelled AWS secret access key (40 characters mixing cases, digits and ``/`` or ``+``)."""
+    if len(run) == 40 and any(c.isupper() for c in run) and any(c.islower() for c in run) \
+            and any(c.isdigit() for c in run) and ("/" in run or "+" in run):
+        return True
+    return _decodes_to_secret(run)
 
 
 def _decodes_to_secret(run: str) -> bool:
@@ -77,13 +93,17 @@ def redact(text: str) -> str:
             return "eyJ****"
         if m.group("curlu"):
             return m.group("curlu") + "****"
+        if m.group("flag"):
+            return m.group("flag") + "****"
+        if m.group("authtok"):
+            return m.group("authtok") + "****"
         if m.group("urlhead"):
             return m.group("urlhead") + "***"
         if m.group("scheme"):
             return m.group("scheme") + m.group("cred")[:4] + "****"
         if m.group("b64"):
             run = m.group("b64")
-            return run[:4] + "****" if _decodes_to_secret(run) else run
+            return run[:4] + "****" if _secret_run(run) else run
         return m.group("pem") + "****"
 
     return _secret_shapes().sub(repl, text)
@@ -108,6 +128,10 @@ def redact_in_place(text: str) -> str:
             return "eyJ" + "*" * len(m.group("jwtrest"))
         if m.group("curlu"):
             return m.group("curlu") + "*" * len(m.group("pw"))
+        if m.group("flag"):
+            return m.group("flag") + "*" * len(m.group("flagval"))
+        if m.group("authtok"):
+            return m.group("authtok") + "*" * len(m.group("atval"))
         if m.group("urlhead"):
             return m.group("urlhead") + "*" * len(m.group("userinfo"))
         if m.group("scheme"):
@@ -115,7 +139,7 @@ def redact_in_place(text: str) -> str:
             return m.group("scheme") + cred[:4] + "*" * (len(cred) - 4)
         if m.group("b64"):
             run = m.group("b64")
-            return run[:4] + "*" * (len(run) - 4) if _decodes_to_secret(run) else run
+            return run[:4] + "*" * (len(run) - 4) if _secret_run(run) else run
         whole = m.group(0)
         head = m.group("pem")
         return head + "".join(c if c in "\r\n" else "*" for c in whole[len(head):])
