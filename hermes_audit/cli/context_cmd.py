@@ -24,8 +24,6 @@ from hermes_audit.hermes.profiles import get_profile, require_session_model
 from hermes_audit.reporters.workflow import json_text
 from hermes_audit.cli.common import echo_err, HERMES_VERSION, HERMES_VERSION_HELP, default_hermes_version, EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCOMPLETE, CliError, plural, write_output, terminal_safe, exact_or_safe, report_stalls
 
-VERSIONS = ["latest", "0.19"]
-
 
 def _scanner(version: str):
     from hermes_audit.engine.catalog import CatalogError, load_catalog

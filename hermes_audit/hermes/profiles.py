@@ -16,7 +16,6 @@ for behaviours not yet split into switches of their own.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Optional
