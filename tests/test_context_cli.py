@@ -240,3 +240,21 @@ def test_hints_budget_line_uses_plurals(repo, tmp_path):
     assert "1 hint in 1 of 1 call:" in res.output, res.output
     assert "(s)" not in res.output
     assert all(line == line.rstrip() for line in res.output.split("\n"))
+
+
+def test_context_text_explains_the_chain_is_cut_twice(tmp_path):
+    """Issue 22 (QA): ``context --cwd sub`` showed each section cut and the merged chain cut again with no word
+    on why; the report now says Hermes cuts twice, and says nothing of it when there is no chain."""
+    r = tmp_path / "repo"
+    (r / ".git").mkdir(parents=True)
+    (r / "sub").mkdir()
+    (r / "AGENTS.md").write_text("# root\n" + "Use tabs. " * 3000 + "\n")
+    (r / "sub" / "AGENTS.md").write_text("# sub\n" + "Run tests. " * 2500 + "\n")
+    home = tmp_path / "home"
+    home.mkdir()
+    res = run("context", "--cwd", str(r / "sub"), "--hermes-home", str(home), "--hermes-version", "latest")
+    assert res.exit_code == 0, res.output
+    assert "merged AGENTS.md chain: truncated" in res.output
+    assert "two cuts:" in res.output and "cuts the joined chain to the cap again" in res.output
+    res = run("context", "--cwd", str(r), "--hermes-home", str(home), "--hermes-version", "0.19")
+    assert "two cuts:" not in res.output

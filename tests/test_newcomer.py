@@ -280,3 +280,13 @@ def test_progress_line_escapes_a_hostile_label(monkeypatch):
     from hermes_audit.cli.progress import Progress
 
     assert "\x1b" not in Progress("cloning https://x.example/\x1b]0;pwned\x07").label
+
+
+def test_verdict_heading_says_which_profile_answers_for_a_release(tmp_path, monkeypatch):
+    """Issue 22 (QA): ``--hermes-version 0.17.0`` showed "Hermes verdicts (0.15)", which read as a mistake;
+    the heading now names the profile and the releases it models."""
+    (tmp_path / "AGENTS.md").write_text("Run the tests.\n", encoding="utf-8")
+    r = _invoke(["scan", "--color", "never", "--hermes-version", "0.17.0"], tmp_path, monkeypatch)
+    assert "Hermes verdicts (0.15, releases 0.15.0-0.17.0): 1 file" in r.stdout
+    r = _invoke(["scan", "--color", "never", "--hermes-version", "0.19.0"], tmp_path, monkeypatch)
+    assert "Hermes verdicts (0.19): 1 file" in r.stdout

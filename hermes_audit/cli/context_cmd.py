@@ -81,6 +81,9 @@ def render_context_text(report, include_soul: bool) -> str:
     if secs:
         lines.append("")
         lines.append("Sections:")
+        if report.merged is not None:
+            lines.append("  (two cuts: Hermes cuts each file's section of the AGENTS.md chain to the cap, joins them, then cuts "
+                         "the joined chain to the cap again; the Files table counts what survives both)")
         for s in secs:
             tr = s.truncation
             state = "blocked" if s.blocked else ("truncated" if tr.truncated else "loaded")

@@ -125,7 +125,8 @@ def render(result, color: bool = False, show_source: bool = True, include_suppre
         n = len(result.files)
         count = ", ".join(f"{c} {w}" for w, c in sorted(counts.items(), key=lambda kv: (kv[0] != "loaded", kv[0])))
         hidden = "" if show_files or len(listed) == n else " (--verbose lists every file)"
-        out.append(_style(f"Hermes verdicts ({result.hermes_version}): {n} file{'s' if n != 1 else ''}: {count}{hidden}",
+        label = result.hermes_label or result.hermes_version
+        out.append(_style(f"Hermes verdicts ({label}): {n} file{'s' if n != 1 else ''}: {count}{hidden}",
                           None, color, bold=True))
         width = min(max((len(safe_path(fr.document.path)) for fr in listed), default=0), 60)
         for fr in listed:
