@@ -52,7 +52,7 @@ import shlex
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import Mapping, Optional, Sequence
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 FORMATS = ("github", "text", "json", "sarif")
@@ -365,5 +365,23 @@ def main(env: Optional[Mapping[str, str]] = None, python: Optional[str] = None) 
     return 0
 
 
+def cli(argv: Sequence[str]) -> int:
+    """``python -m hermes_audit.action [--help]``: the Action's step takes no arguments (its inputs come in
+    environment variables); ``--help``/``-h`` prints this module's documentation and exits 0, any other
+    argument is a usage error (exit 2) that runs nothing and writes nothing (issue 22 QA: ``--help`` ran a
+    scan and wrote ``hermes-audit.sarif`` into the current directory)."""
+    if not argv:
+        return main()
+    if list(argv) in (["--help"], ["-h"]):
+        try:
+            print(__doc__.strip(), flush=True)
+        except BrokenPipeError:  # `| head`: the reader has what it wanted
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    print(f"hermes-audit action: takes no arguments (got {' '.join(argv)!r}); its inputs are the HA_* environment "
+          "variables (python -m hermes_audit.action --help)", file=sys.stderr)
+    return 2
+
+
 if __name__ == "__main__":  # pragma: no cover - exercised through subprocess in tests
-    sys.exit(main())
+    sys.exit(cli(sys.argv[1:]))

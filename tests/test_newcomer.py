@@ -290,3 +290,29 @@ def test_verdict_heading_says_which_profile_answers_for_a_release(tmp_path, monk
     assert "Hermes verdicts (0.15, releases 0.15.0-0.17.0): 1 file" in r.stdout
     r = _invoke(["scan", "--color", "never", "--hermes-version", "0.19.0"], tmp_path, monkeypatch)
     assert "Hermes verdicts (0.19): 1 file" in r.stdout
+
+
+def test_hook_runs_one_process_for_all_files():
+    """Issue 22 (QA): with ``require_serial: false`` pre-commit split the staged files over several processes,
+    each printing its own summary, and shadowing between context types was judged per chunk."""
+    assert _hook()["require_serial"] is True
+
+
+def test_docs_list_every_configuration_key_and_every_action_variable():
+    """Issue 22 (QA): the docs sent readers to config.py's and action.py's docstrings for the keys and the
+    Action's variables; both lists are now in the docs, and each key or variable the code reads is there."""
+    import dataclasses
+    import re
+
+    from hermes_audit.config import Config
+
+    conf = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    for f in dataclasses.fields(Config):
+        if f.name in ("source", "fail_on_never"):
+            continue
+        key = f.name.replace("_", "-")
+        assert f"| `{key}` |" in conf or f"| `[tool.hermes-audit.{key}]` |" in conf, key
+    github = (ROOT / "docs" / "github.md").read_text(encoding="utf-8")
+    action_src = (ROOT / "hermes_audit" / "action.py").read_text(encoding="utf-8")
+    for var in sorted(set(re.findall(r'"(HA_[A-Z_]+)"', action_src))):
+        assert f"| `{var}` |" in github, var
