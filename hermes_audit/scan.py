@@ -109,6 +109,9 @@ class ScanResult:
     empty_directories: list[str] = field(default_factory=list)
     #: The profile for people: ``latest``, ``0.19`` or ``0.15, releases 0.15.0-0.17.0``; empty means the name.
     hermes_label: str = ""
+    #: False for a profile whose session is not simulated (0.15, 0.18): a file Hermes' scan lets through
+    #: may still be shadowed or cut, which this run cannot tell.
+    session_modelled: bool = True
 
     @property
     def incomplete(self) -> bool:
@@ -507,7 +510,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     # issue 8: the audit rules search the same texts for their keywords: Hermes' scanner shares that search
     scanner.share_keywords = any(r.patterns for r in engine.rules)
     result = ScanResult(hermes_version=profile.name, options=options, rules_run=rules,
-                        hermes_label=_profile_label(profile))
+                        hermes_label=_profile_label(profile), session_modelled=profile.session_model)
     if options.loading and options.session_cwd is not None:  # a bad --cwd fails now, not after the scan
         from hermes_audit.hermes.loading import session_directory
 

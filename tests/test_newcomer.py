@@ -316,3 +316,17 @@ def test_docs_list_every_configuration_key_and_every_action_variable():
     action_src = (ROOT / "hermes_audit" / "action.py").read_text(encoding="utf-8")
     for var in sorted(set(re.findall(r'"(HA_[A-Z_]+)"', action_src))):
         assert f"| `{var}` |" in github, var
+
+
+def test_a_version_without_session_simulation_never_calls_a_file_loaded(tmp_path, monkeypatch):
+    """Issue 22 (QA): ``--hermes-version 0.17.0`` said "2 loaded" for a CLAUDE.md that AGENTS.md shadows:
+    shadowing is not modelled for that version, so its table says ``passes`` and why."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "AGENTS.md").write_text("Run tests.\n", encoding="utf-8")
+    (tmp_path / "CLAUDE.md").write_text("Use uv.\n", encoding="utf-8")
+    r = _invoke(["scan", "--no-git", "--color", "never", "--hermes-version", "0.17.0"], tmp_path, monkeypatch)
+    head = r.stdout.split("Hermes verdicts (", 1)[1].splitlines()[0]
+    assert "2 files: 2 passes" in head and "shadowing and truncation are not modelled" in head
+    assert " loaded" not in head
+    r = _invoke(["scan", "--no-git", "--color", "never", "--hermes-version", "0.19"], tmp_path, monkeypatch)
+    assert "2 files: 1 loaded, 1 shadowed" in r.stdout
