@@ -72,7 +72,7 @@ HOOK_ENTRY = (
 #: SHA), warns about a branch name and never updates a branch it has cached; ``autoupdate`` writes the
 #: newest tag, or the newest commit's SHA while the repository has no tag.
 UNPINNED_COMMENT = (
-    "  # no hermes-audit release tag yet: pin this to a commit with\n"
+    "  # while hermes-audit has no release tag, this pins rev to its newest commit (and later updates it):\n"
     "  #   pre-commit autoupdate --repo {url}\n"
 )
 
