@@ -330,3 +330,15 @@ def test_a_version_without_session_simulation_never_calls_a_file_loaded(tmp_path
     assert " loaded" not in head
     r = _invoke(["scan", "--no-git", "--color", "never", "--hermes-version", "0.19"], tmp_path, monkeypatch)
     assert "2 files: 1 loaded, 1 shadowed" in r.stdout
+
+
+def test_every_hermes_parity_finding_says_how_to_fix_it(tmp_path, monkeypatch):
+    """Issue 22 (QA): HP001 and HP005 findings had no fix line; an honest `<!-- prettier-ignore-start -->`
+    makes Hermes drop the whole file, and the report now says what to change."""
+    from hermes_audit.engine.catalog import load_catalog
+
+    assert all(r.fix for r in load_catalog().parity.rules)
+    (tmp_path / "AGENTS.md").write_text("# T\n<!-- prettier-ignore-start -->\n| a |\n", encoding="utf-8")
+    r = _invoke(["scan", "--no-git", "--format", "json", "AGENTS.md"], tmp_path, monkeypatch)
+    hp005 = [f for f in json.loads(r.stdout)["findings"] if f["rule_id"] == "HP005"]
+    assert hp005 and "trigger word" in hp005[0]["fix"]
