@@ -54,6 +54,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Mapping, Optional, Sequence
 
+from hermes_audit.reporters.github import md_escape
+
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 FORMATS = ("github", "text", "json", "sarif")
 
@@ -257,8 +259,11 @@ def _json_summary(python: str, args: list[str], paths: list[str], out: str, env:
                    env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         with open(out, encoding="utf-8") as fh:
-            summary = json.load(fh).get("summary") or {}
-        return {k: int(summary.get(k) or 0) for k in ("files", "findings", "suppressed")}
+            report = json.load(fh)
+        summary = report.get("summary") or {}
+        got = {k: int(summary.get(k) or 0) for k in ("files", "findings", "suppressed")}
+        got["paths"] = sorted({str(f.get("path")) for f in report.get("files") or [] if isinstance(f, dict)})
+        return got
     except (OSError, ValueError, AttributeError, TypeError):
         return None
 
@@ -277,7 +282,8 @@ def removed_counts(plan: Plan, config_args: list[str], python: str, env: dict, t
     if got is None or raw is None:
         return None
     return {"findings": max(0, raw["findings"] - got["findings"]), "files": max(0, raw["files"] - got["files"]),
-            "suppressed": got["suppressed"], "raw_findings": raw["findings"], "raw_files": raw["files"]}
+            "suppressed": got["suppressed"], "raw_findings": raw["findings"], "raw_files": raw["files"],
+            "removed_paths": sorted(set(raw["paths"]) - set(got["paths"]))}
 
 
 def _plural(n: int, word: str) -> str:
@@ -291,6 +297,10 @@ def removal_message(counts: Optional[dict]) -> Optional[str]:
     text = (f"configuration, inline suppressions or a baseline removed {_plural(counts['findings'], 'finding')} "
             f"and {_plural(counts['files'], 'file')} from this report (without them: "
             f"{_plural(counts['raw_findings'], 'finding')} in {_plural(counts['raw_files'], 'file')})")
+    gone = counts.get("removed_paths") or []
+    if gone:  # issue 22 QA: name what was left out, so a reviewer sees a PR that excludes its own payload
+        text += ("; files left out: " + ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+                 + " (exclude or per-path-ignores in the configuration)")
     if counts["suppressed"]:
         text += f"; {counts['suppressed']} suppressed, listed with their reasons in the JSON report"
     return text
@@ -301,7 +311,9 @@ def _append_summary(path: Optional[str], lines: list[str]) -> None:
         return
     try:
         with open(path, "a", encoding="utf-8") as fh:
-            fh.write("\n".join(["### hermes-audit: what this report leaves out", "", *[f"- {ln}" for ln in lines], ""])
+            # md_escape: the lines name files of the scanned tree, whose names the pull request chose
+            fh.write("\n".join(["### hermes-audit: what this report leaves out", "",
+                                *[f"- {md_escape(ln, 4000)}" for ln in lines], ""])
                      + "\n")
     except OSError as exc:
         print(f"::warning title=hermes-audit action::{_escape(f'cannot write the job summary: {exc}')}", flush=True)
