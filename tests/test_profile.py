@@ -550,3 +550,17 @@ def test_version_refusal_is_in_the_verdict_line(tmp_path):
     assert "safe to install" in verdict[0] and "refuses to install it for its version" in verdict[0]
     r = CliRunner().invoke(cli, ["profile", "--hermes-version", "latest", str(tmp_path)])
     assert r.exit_code == 0 and "refuses" not in r.output
+
+
+def test_config_yaml_syntax_error_is_one_readable_line(tmp_path):
+    """Issue 22 (QA): the error kept PyYAML's source excerpt and caret ("... [unclosed ^ expected ...")."""
+    from click.testing import CliRunner
+
+    from hermes_audit.cli.main import cli
+
+    (tmp_path / "distribution.yaml").write_text("name: demo\nversion: 1.0.0\n")
+    (tmp_path / "config.yaml").write_text("mcp_servers: [unclosed\n")
+    r = CliRunner().invoke(cli, ["profile", str(tmp_path)])
+    err = [ln for ln in r.output.splitlines() if ln.startswith("error: config.yaml")]
+    assert r.exit_code == 3 and len(err) == 1
+    assert "(line 1, column 14)" in err[0] and "^" not in err[0] and "<unicode string>" not in err[0]
