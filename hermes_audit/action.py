@@ -15,7 +15,7 @@ variable            action input          accepted values (default)
 ``HA_UPLOAD``       ``upload``            ``true`` or ``false`` (``false``)
 ``HA_AUDITOR``      ``auditor``           ``auto``, ``true`` or ``false`` (``auto``)
 ``HA_EVENT_NAME``   (``github.event_name``)  ``auto`` is ``true`` for ``pull_request`` and
-                                          ``pull_request_target``
+                                          ``pull_request_target`` and ``merge_group``
 ``HA_BASE_SHA``     (the pull request's   whose configuration auditor mode uses
                     ``base.sha``)
 ==================  ====================  =========================================
@@ -139,8 +139,9 @@ def plan_from_env(env: Mapping[str, str]) -> Plan:
     return Plan(paths, version, fail_on, fmt, sarif_file, category, upload, args, auditor, base_sha)
 
 
-#: Events whose checkout is (or may be) the pull request's own tree: auditor mode by default.
-PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
+#: Events whose checkout is (or may be) the pull request's own tree: auditor mode by default. A merge queue
+#: (``merge_group``) runs the tree a pull request wrote, merged onto the base (red team, issue 18).
+PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target", "merge_group")
 #: The configuration files hermes-audit reads at a repository root, in order (hermes_audit.config).
 CONFIG_NAMES = (".hermes-audit.toml", "pyproject.toml")
 
