@@ -132,13 +132,16 @@ def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -
                    "prompt-max-share, else 0.25].")
 @click.option("-v", "--verbose", "--show-files", "show_files", is_flag=True, default=False,
               help="Text output: list every file's Hermes verdict, not only the files that are not plainly loaded.")
+@click.option("--only-loaded", is_flag=True, default=False,
+              help="Of the named files, scan those Hermes loads and the context-file links that point at one of "
+                   "them; skip the rest without a word (the pre-commit hook, which is given every staged file).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Processes for scanning a large tree [default: $HERMES_AUDIT_JOBS, else the CPUs].")
 def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_on, no_fail_on_blocked, kind,
          config_path, no_config, no_git, max_file_size, color, baseline_path=None, config_root=None, write_baseline=None,
          no_suppressions=False, include_suppressed=False, sarif_category=None,
          fix=False, fix_hermes_blocking=False, show_diff=False, session_cwd=None, with_prompt=False,
-         hermes_home=None, prompt_max_share=None, jobs=None, show_files=False) -> None:
+         hermes_home=None, prompt_max_share=None, jobs=None, show_files=False, only_loaded=False) -> None:
     """Scan files Hermes reads: verdicts (load, block, warn, skip) and audit findings.
 
     PATHS are files or directories (default: the current directory). Files are
@@ -146,6 +149,12 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     reads (AGENTS.md, CLAUDE.md, .hermes.md, .cursorrules, .cursor/rules/*.mdc,
     SOUL.md, memories/MEMORY.md and USER.md, distribution.yaml, SKILL.md).
     """
+    if only_loaded:  # first: a commit that changes no file Hermes reads costs no more imports (pre-commit)
+        from hermes_audit.documents.staged import loaded_files
+
+        paths = loaded_files(list(paths))
+        if not paths:  # a commit that touches nothing Hermes reads: nothing to say, nothing to fail
+            return
     from hermes_audit.config import Config, ConfigError, load_config
     from hermes_audit.documents.gitroot import find_git_root
     from hermes_audit.documents.kinds import DocumentKind
@@ -166,7 +175,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     for t in targets:
         if not path_present(t):  # a file in a directory we cannot enter exists: the reader reports it skipped
             hint = ("; every argument after '--' is a path (a pre-commit hook's args: too): give options before "
-                    "'--', e.g. entry: hermes-audit scan --hermes-version 0.19 --") if str(t).startswith("-") else ""
+                    "'--', e.g. entry: hermes-audit scan --only-loaded --hermes-version 0.19 --") if str(t).startswith("-") else ""
             raise CliError(f"{t}: no such file or directory{hint}")
     from hermes_audit.scan import unscannable_reason
 
