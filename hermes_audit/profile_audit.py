@@ -60,6 +60,7 @@ from hermes_audit.hermes.skills_guard import (  # GUARD_FAMILY: counted through 
 )
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.hermes.verdict import BLOCKED, HermesVerdict, verdict_for
+from hermes_audit.scan import stall_report
 
 #: Path shown for the synthetic install-plan document.
 PLAN_PATH = "<install plan>"
@@ -152,6 +153,16 @@ class ProfileReport:
 # ---------------------------------------------------------------------------
 # The audit
 # ---------------------------------------------------------------------------
+
+
+def _note_stalls(doc: Document, scanner, before: int, profile, verdict: HermesVerdict, report: ProfileReport) -> None:
+    """Hermes patterns that stopped at the deadline on ``doc`` since the scanner held ``before`` stalls: a
+    finding each and an error that makes the audit incomplete (exit 3, "undecided"): Hermes' session would hang
+    loading that file, and its verdict is unknown (sixth red team, issue 18: a SOUL.md that stalls 0.19's
+    scanner was called safe to install)."""
+    found, errors = stall_report(doc, list(scanner.stalls.values())[before:], profile, verdict)
+    report.findings.extend(found)
+    report.errors.extend(errors)
 
 
 def _select(catalog: Catalog, families: Optional[tuple[str, ...]] = None, exclude: tuple[str, ...] = ()) -> list[Rule]:
@@ -373,10 +384,12 @@ def audit_distribution(
         sdoc = _doc(root, "SOUL.md", DocumentKind.SOUL_MD, options.max_bytes)
         owned = manifest.distribution_owned if read.manifest is not None else []
         soul_state = {"distribution_owned": owned} if read.error is None else {"error": read.error}
+        stalled = len(scanner.stalls)
         verdict = verdict_for(sdoc, scanner, profile, soul_state)
         report.soul = verdict
         _run(Engine([r for r in audit_rules if r.applies_to(DocumentKind.SOUL_MD)]), sdoc, report,
              parity_findings(sdoc, verdict, profile))
+        _note_stalls(sdoc, scanner, stalled, profile, verdict, report)
 
     # --- skills and code directories ----------------------------------------------------
     guard = load_guard_catalog()
@@ -495,8 +508,10 @@ def audit_distribution(
         rep = mem.analyse_store(mdoc, target, mcfg, scanner, profile)
         report.memories.append(rep)
         rules = [_with_limits(r, mcfg) for r in audit_rules if r.applies_to(kind)]
+        stalled = len(scanner.stalls)
         mv = verdict_for(mdoc, scanner, profile)
         _run(Engine(rules), mdoc, report, parity_findings(mdoc, mv, profile))
+        _note_stalls(mdoc, scanner, stalled, profile, mv, report)
 
     report.findings.sort(key=lambda f: (f.path, f.start.line, f.start.column, f.rule_id))
     _decide(report)
