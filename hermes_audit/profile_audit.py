@@ -793,19 +793,29 @@ def _base(tok: str) -> str:
     return b[:-4] if b.endswith(".exe") else b
 
 
+def _text(value: Any) -> str:
+    """A YAML value as the text a process would get: ``!!binary`` bytes decoded (a POSIX process takes bytes
+    as its command and arguments: sixth red team, issue 18, ``command: !!binary YmFzaA==`` is ``bash``)."""
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "surrogateescape")
+    return str(value)
+
+
 def _argv(cfg: dict) -> list[str]:
     cmd = cfg.get("command")
     out: list[str] = []
     if isinstance(cmd, list):
-        out.extend(str(x) for x in cmd)
+        out.extend(_text(x) for x in cmd)
     elif cmd is not None:
         try:
-            out.extend(shlex.split(str(cmd)))
+            out.extend(shlex.split(_text(cmd)))
         except ValueError:
-            out.extend(str(cmd).split())
+            out.extend(_text(cmd).split())
     args = cfg.get("args")
+    if isinstance(args, (bytes, bytearray)):
+        args = _text(args)
     if isinstance(args, list):
-        out.extend(str(x) for x in args)
+        out.extend(_text(x) for x in args)
     elif isinstance(args, str):
         try:
             out.extend(shlex.split(args))
@@ -878,7 +888,7 @@ def hermes_guard_issues(name: str, cfg: dict) -> list[str]:
     for ioc in HERMES_GUARD_IOCS:
         if ioc in flat:
             return [f"known hermes-0day indicator ('{ioc}')"]
-    cmd = str(cfg.get("command") or "").strip()
+    cmd = str(cfg.get("command") or "").strip()  # as Hermes: bytes become "b'bash'", which its guard lets through
     if not cmd:
         return []
     try:
