@@ -236,3 +236,58 @@ def test_profile_install_equals_hermes_0_20_1(hermes20, tmp_path):
     assert by["bad-name-and-version"]["error"].startswith("Unparseable version")  # the version is checked first
     assert by["symlink-and-bad-name"]["error"].startswith("Profile distributions cannot contain symlinks")
     assert "skills/other/SKILL.md" not in by["owned-nested"]["files"]
+
+
+# --- latest where it overlaps 0.20.1 --------------------------------------------------------------------------
+# latest models newer upstream source than 0.20.1; where that source and 0.20.1 agree (docs/versions.md), the
+# real 0.20.1 checks latest too: the memory read (utf-8-sig, a store that is not UTF-8 read as empty; entries
+# far below the scan window and stores under twice their limit, where latest's unconfirmed oversized-entry block
+# and render cap do not act), the AGENTS.md chain without AGENTS.override.md, and the distribution_owned
+# allowlist.
+
+def test_latest_memory_read_equals_hermes_0_20_1(hermes20, tmp_path):
+    from hermes_audit.memory_audit import audit_memory
+
+    cases = [{"memory_hex": m.hex() if m is not None else None, "user_hex": u.hex() if u is not None else None}
+             for m, u in HOMES.values()]
+    theirs = hermes20.run("memory_store", {"cases": cases})
+    for (name, (m, u)), t in zip(HOMES.items(), theirs):
+        audit = audit_memory([_home(tmp_path, name, m, u)], hermes_version="latest")
+        want = "\n\n".join(b for b in (t["memory_block"], t["user_block"]) if b)
+        assert _canon(audit.snapshot()) == _canon(want), name
+
+
+def test_latest_agents_chain_equals_hermes_0_20_1(hermes20, catalog, tmp_path):
+    profile = get_profile("latest")
+    scanner = scanner_for(catalog.parity, profile.scanner)
+    names = [n for n in CHAIN if "override" not in n]
+    cases, ours = [], []
+    for name in names:
+        root, home = tmp_path / name / "repo", tmp_path / name / "home"
+        for rel, data in CHAIN[name].items():
+            p = root / rel
+            if data is None:
+                p.mkdir(parents=True, exist_ok=True)
+                continue
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+        home.mkdir(parents=True)
+        (home / "SOUL.md").write_text("")
+        cwd = root / "a" / "b"
+        cwd.mkdir(parents=True, exist_ok=True)
+        cases.append({"cwd": str(cwd), "hermes_home": str(home), "context_length": None, "skip_soul": True})
+        rep = simulate_context(cwd, profile, scanner, cap_from_config({}, None, ""), hermes_home=home)
+        ours.append(rep.render(include_soul=False))
+    got = hermes20.run("context_render", {"cases": cases})
+    for name, block, theirs in zip(names, ours, got):
+        assert _norm(block) == _norm(theirs["block"]), name
+
+
+def test_latest_distribution_owned_allowlist_equals_hermes_0_20_1(hermes20, tmp_path):
+    keys = ["owned-nested", "owned-empty-list", "template-owned", "name-y", "duplicate-name"]
+    roots = {k: _tree(tmp_path / k, DISTS[k]) for k in keys}
+    theirs = hermes20.run("profile_install", {"cases": [{"source": str(r), "install": True} for r in roots.values()]})
+    for (key, root), t in zip(roots.items(), theirs):
+        rep = audit_distribution(root, ProfileOptions(hermes_version="latest"))
+        assert rep.refusal is None and t["error"] is None, key
+        assert rep.plan.name == t["name"] and rep.plan.installed_set() == set(t["files"]), key

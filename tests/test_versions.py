@@ -54,6 +54,8 @@ def _copy_profiles(tmp_path: Path) -> Path:
     (lambda s: s.replace("releases: [0.18.0, 0.18.1, 0.18.2]", "releases: [0.18.0, 0.19.0]"), "already"),
     (lambda s: s.replace("    value: 8000", "    value: '8000'"), "type int"),
     (lambda s: s + "\nextra: 1\n", "keys"),
+    (lambda s: s.replace("    value: 8000\n", "    value: 8000\n    unconfirmed: 1\n"), "unconfirmed"),
+    (lambda s: s.replace("    value: 8000\n", "    value: 8000\n    confirmed: true\n"), "unconfirmed"),
 ])
 def test_invalid_profile_files_are_refused(tmp_path, edit, message):
     d = _copy_profiles(tmp_path)
@@ -61,6 +63,14 @@ def test_invalid_profile_files_are_refused(tmp_path, edit, message):
     f.write_text(edit(f.read_text(encoding="utf-8")), encoding="utf-8")
     with pytest.raises(P.ProfileError, match=message):
         P.load_profiles(d)
+
+
+def test_latest_marks_what_no_package_confirms():
+    latest = P.PROFILES["latest"]
+    assert "scanner" in latest.unconfirmed and "memory_render_cap" in latest.unconfirmed
+    assert "agents_chain" not in latest.unconfirmed and "memory_read_checked" not in latest.unconfirmed
+    assert all(not p.unconfirmed for n, p in P.PROFILES.items() if n != "latest")
+    assert "| `scanner` | `'latest'` |" in versions_doc.DOC.read_text(encoding="utf-8")
 
 
 def test_every_profile_switch_names_its_source():

@@ -31,6 +31,12 @@ def generated() -> str:
         sims = "all" if p.session_model else (", ".join(p.simulations) + " (not yet: " + ", ".join(
             x for x in SIMULATIONS if x not in p.simulations) + ")" if p.simulations else "not yet")
         rows.append(f"| `{name}` | {rel} | {tested} | `{p.scanner}` | {sims} | {'; '.join(diff) or '-'} |")
+    rows += ["", "What `latest` models, switch by switch (*unconfirmed*: read from source only, no package runs it):", "",
+             "| switch | value | source | confirmed by a package |", "|---|---|---|---|"]
+    latest = PROFILES["latest"]
+    for key, src in latest.sources:
+        confirmed = "*unconfirmed*" if key in latest.unconfirmed else "yes"
+        rows.append(f"| `{key}` | `{getattr(latest, key)!r}` | {src.replace('|', '/')} | {confirmed} |")
     return "\n".join(rows)
 
 

@@ -3,7 +3,8 @@
 One YAML file per profile in ``hermes_audit/hermes/versions/`` (``0.15``, ``0.18``, ``0.19``,
 ``latest``): the releases it stands for, the package it is tested against, the threat-pattern
 catalog it uses (``rules/hermes-parity.yaml``), and each switch with the Hermes file and
-release it comes from. Adding a release is adding a file (and its oracle test). The files are
+release it comes from (``unconfirmed: true`` when no runnable package confirms the value, only
+source read in the index). Adding a release is adding a file (and its oracle test). The files are
 read with ``yaml.SafeLoader`` and validated here: an unknown or missing key, a wrong type or a
 release claimed twice is a :class:`ProfileError`.
 
@@ -81,6 +82,8 @@ class VersionProfile:
     distribution_name_before_symlinks: bool
     #: switch name -> where its value comes from (release, file, function)
     sources: tuple[tuple[str, str], ...] = ()
+    #: switches whose value no runnable package confirms (read from source only; ``unconfirmed: true``)
+    unconfirmed: tuple[str, ...] = ()
 
     @property
     def session_model(self) -> bool:
@@ -99,7 +102,8 @@ SIMULATIONS = ("context", "hints", "prompt", "profile")
 
 #: The switches a profile file must set, with their types.
 _SWITCH_TYPES = {f.name: f.type for f in fields(VersionProfile)
-                 if f.name not in ("name", "label", "releases", "oracle", "lineage", "simulations", "sources")}
+                 if f.name not in ("name", "label", "releases", "oracle", "lineage", "simulations", "sources",
+                                   "unconfirmed")}
 _TOP_KEYS = {"name", "label", "releases", "oracle", "lineage", "simulations", "switches"}
 _PY_TYPES = {"str": str, "bool": bool, "int": int}
 
@@ -137,9 +141,13 @@ def _load_one(path: Path) -> VersionProfile:
         raise bad(f"switches: missing {missing or 'none'}, unknown {extra or 'none'}")
     values: dict[str, Any] = {}
     sources = []
+    unconfirmed = []
     for key, entry in sw.items():
-        if not isinstance(entry, dict) or set(entry) != {"value", "source"} or not isinstance(entry["source"], str):
-            raise bad(f"switch {key}: needs exactly 'value' and 'source' (a string)")
+        if not isinstance(entry, dict) or not {"value", "source"} <= set(entry) <= {"value", "source", "unconfirmed"} \
+                or not isinstance(entry["source"], str) or not isinstance(entry.get("unconfirmed", False), bool):
+            raise bad(f"switch {key}: needs 'value' and 'source' (a string), and at most 'unconfirmed' (true/false)")
+        if entry.get("unconfirmed"):
+            unconfirmed.append(key)
         want = _PY_TYPES[_SWITCH_TYPES[key]] if isinstance(_SWITCH_TYPES[key], str) else _SWITCH_TYPES[key]
         value = entry["value"]
         if type(value) is not want:
@@ -150,6 +158,7 @@ def _load_one(path: Path) -> VersionProfile:
         raise bad(f"switch scanner: {values['scanner']!r} is not a catalog of rules/hermes-parity.yaml")
     return VersionProfile(name=data["name"], label=data["label"], releases=tuple(rel), oracle=data["oracle"],
                           lineage=data["lineage"], simulations=tuple(sims), sources=tuple(sources),
+                          unconfirmed=tuple(unconfirmed),
                           **values)
 
 
@@ -166,7 +175,7 @@ def load_profiles(directory: Path = PROFILES_DIR) -> dict[str, VersionProfile]:
     from hermes_audit import datacache
 
     paths = sorted(directory.glob("*.yaml"))
-    quick = datacache.stat_key(["profiles", 2], [Path(__file__), *paths])
+    quick = datacache.stat_key(["profiles", 3], [Path(__file__), *paths])
     cached = datacache.read("profiles", quick) if quick else None
     if isinstance(cached, dict):
         try:
