@@ -317,8 +317,8 @@ def audit_distribution(
     # --- Hermes' refusal, and the plan -------------------------------------------------
     if read.error_kind == "missing":
         if source_kind == "git":
-            report.refusal = (f"No {dist.MANIFEST_FILENAME} at the root of {report.source!r}."
-                              + ("" if profile.lineage == "latest" else " This repository is not a Hermes profile distribution."))
+            report.refusal = f"No {dist.MANIFEST_FILENAME} at the root of {report.source!r}." + \
+                profile.distribution_git_missing_suffix
         else:
             report.refusal = (f"No {dist.MANIFEST_FILENAME} in {source or root}. A local-directory source must contain a "
                               f"{dist.MANIFEST_FILENAME} at its root.")

@@ -56,6 +56,9 @@ def _copy_profiles(tmp_path: Path) -> Path:
     (lambda s: s + "\nextra: 1\n", "keys"),
     (lambda s: s.replace("    value: 8000\n", "    value: 8000\n    unconfirmed: 1\n"), "unconfirmed"),
     (lambda s: s.replace("    value: 8000\n", "    value: 8000\n    confirmed: true\n"), "unconfirmed"),
+    (lambda s: s.replace("  hint_excluded_dirs:\n    value: none", "  hint_excluded_dirs:\n    value: all"), "not one of"),
+    (lambda s: s.replace("  memory_encoding:\n    value: utf-8", "  memory_encoding:\n    value: latin-1"), "not one of"),
+    (lambda s: s.replace("name: '0.18'", "name: '0.18'\nlineage: '0.19'"), "keys"),
 ])
 def test_invalid_profile_files_are_refused(tmp_path, edit, message):
     d = _copy_profiles(tmp_path)
@@ -71,6 +74,17 @@ def test_latest_marks_what_no_package_confirms():
     assert "agents_chain" not in latest.unconfirmed and "memory_read_checked" not in latest.unconfirmed
     assert all(not p.unconfirmed for n, p in P.PROFILES.items() if n != "latest")
     assert "| `scanner` | `'latest'` |" in versions_doc.DOC.read_text(encoding="utf-8")
+
+
+def test_the_model_reads_switches_never_a_version_name():
+    """Issue 20: behaviour differs by switch (``profile.hint_digest_dedup``), not by comparing profile names."""
+    import re
+
+    hermes_dir = Path(P.__file__).parent
+    bad = re.compile(r"\.lineage\b|(?:profile|self\.p|\bp)\.name\s*[!=]=|version\s*[!=]=\s*[\"'](?:latest|0\.\d+)")
+    found = [f"{f.name}:{i}" for f in sorted(hermes_dir.glob("*.py"))
+             for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if bad.search(line)]
+    assert not found, found
 
 
 def test_every_profile_switch_names_its_source():

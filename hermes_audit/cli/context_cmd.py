@@ -231,7 +231,7 @@ def render_hints_text(report, show_text: bool = True) -> str:
     p = report.profile
     lines = [f"{p.label}: subdirectory hints for a session in {report.working_dir}"]
     cap = p.hint_max_chars
-    how = "head kept, rest dropped silently" if p.lineage == "0.19" else "head and tail kept around a marker"
+    how = "head and tail kept around a marker" if p.hint_head_tail else "head kept, rest dropped silently"
     lines.append(f"  per-file cap: {_fmt_chars(cap)} characters ({how})")
     if report.mode == "all":
         lines.append("  worst case (--all): every directory of the tree touched once, in path order")

@@ -809,7 +809,7 @@ class _Sim:
 
     def hangs(self, e: FileEntry) -> bool:
         """True when reading ``e`` blocks the 0.19 session start (a FIFO or character device opened with read_text)."""
-        return self.p.lineage == "0.19" and e.fs_type in ("fifo", "chardev")
+        return not self.p.context_nonblocking_reads and e.fs_type in ("fifo", "chardev")
 
     # -- scanning and sections -------------------------------------------------
     def scan(self, e: FileEntry, label: str, user_authored: bool = False) -> tuple[Text, bool]:
@@ -1169,7 +1169,7 @@ class _Sim:
         e = FileEntry(TYPE_SOUL, "SOUL.md", path, path, "SOUL.md", DocumentKind.SOUL_MD, fs_type=t, reached=True)
         e.symlink = self.fs.is_symlink(path)
         if t in ("fifo", "chardev"):
-            if self.p.lineage == "0.19":
+            if not self.p.context_nonblocking_reads:
                 e.status = HANG
                 return SoulReport(path, HANG, f"SOUL.md is a {t}: {self.p.label} reads it with a plain read_text() and blocks forever", e)
             return SoulReport(path, SKIPPED, f"SOUL.md is a {t}: the read times out after 5 s (context_file_read_timeout) and Hermes skips it", e)
@@ -1185,7 +1185,7 @@ class _Sim:
         if isinstance(content, str) and _looks_like_legacy_template(content):
             self.r.notes.append("SOUL.md looks like an old installer template (a heading and one HTML comment): "
                                 "Hermes replaces such templates with its default SOUL.md on start")
-        if self.p.lineage != "0.19" and isinstance(content, str) and _PROTOCOL_HEADING in content:
+        if self.p.soul_strip_legacy_protocol and isinstance(content, str) and _PROTOCOL_HEADING in content:
             new = _strip_legacy_protocol(content).strip()
             if not new:
                 return SoulReport(path, EMPTY, "only a legacy '## Messaging other agents' section, which Hermes removes: default identity", e)

@@ -13,9 +13,8 @@ release claimed twice is a :class:`ProfileError`.
 (subdirectory hints), ``prompt`` (the system-prompt dry run) and ``profile`` (the distribution
 install plan). A command that needs a part the profile lacks refuses it with one line; ``scan``
 runs its loading simulation and prompt dry run only for a profile with all of them
-(:attr:`VersionProfile.session_model`) and gives the per-file verdicts otherwise. ``lineage``
-names the fully modelled profile whose code paths a profile follows for behaviours not yet split
-into switches of their own.
+(:attr:`VersionProfile.session_model`) and gives the per-file verdicts otherwise. The model
+reads behaviour only from switches (``profile.hint_digest_dedup``), never from a profile's name.
 """
 
 from __future__ import annotations
@@ -43,8 +42,6 @@ class VersionProfile:
     releases: tuple[str, ...]
     #: the package the differential tests compare it with (``None``: no runnable package)
     oracle: Optional[str]
-    #: the fully modelled profile whose code paths it follows where no switch tells them apart
-    lineage: str
     #: the parts of the session simulation modelled (of :data:`SIMULATIONS`)
     simulations: tuple[str, ...]
     #: threat-pattern catalog of rules/hermes-parity.yaml
@@ -80,6 +77,42 @@ class VersionProfile:
     distribution_owned_paths: bool
     #: ``plan_install`` resolves and checks the profile name before it looks for symlinks (else symlinks first)
     distribution_name_before_symlinks: bool
+    #: what follows ``No distribution.yaml at the root of '<url>'.`` for a git source without a manifest
+    distribution_git_missing_suffix: str
+    #: context files and SOUL.md are opened non-blocking (a FIFO or device is skipped, SOUL.md's read times out
+    #: after 5 s); else a plain ``read_text()`` blocks the session start on them
+    context_nonblocking_reads: bool
+    #: a legacy ``## Messaging other agents`` section is removed from SOUL.md before it loads
+    soul_strip_legacy_protocol: bool
+    #: AGENTS.override.md is a subdirectory-hint name (first)
+    hint_agents_override: bool
+    #: ``cd``/``pushd`` targets of a terminal command are hint paths
+    hint_nav_targets: bool
+    #: a path is ``stat``-ed before its suffix is looked at (an error other than "absent" drops it)
+    hint_exists_first: bool
+    #: directory names below which no hint loads (of :data:`HINT_EXCLUDED_DIRS`)
+    hint_excluded_dirs: str
+    #: a home-like working directory, or a session that skips context files, loads no hints
+    hint_home_guard: bool
+    #: a hint whose text was already injected (or is the working directory's own) is not appended again
+    hint_digest_dedup: bool
+    #: a hint file resolving outside the working directory, or to a denied ``.env`` file, is refused
+    hint_target_guard: bool
+    #: encoding the hint files are read with
+    hint_encoding: str
+    #: the release whose fixed prompt texts the prompt dry run expects ("": any, a note for other releases)
+    prompt_fixed_texts_release: str
+    #: a cron session gets no mid-turn steering note
+    prompt_no_steer_on_cron: bool
+    #: the memory guidance follows the enabled stores, and there is no session_search guidance
+    prompt_memory_guidance_by_store: bool
+    #: the execution guidance has its own model list and its own gate (``agent.execution_guidance``)
+    prompt_execution_guidance_gate: bool
+    #: the session line names the time zone and the platform
+    prompt_session_line_details: bool
+    #: the layers sit in tiers: skills volatile, the coding layers in the context tier before the system message,
+    #: plugin sections (``agent/system_prompt.py``); else 0.19.0's ``build_system_prompt_parts`` order
+    prompt_tiered_layout: bool
     #: switch name -> where its value comes from (release, file, function)
     sources: tuple[tuple[str, str], ...] = ()
     #: switches whose value no runnable package confirms (read from source only; ``unconfirmed: true``)
@@ -98,13 +131,22 @@ class VersionProfile:
 
 #: The parts of the session simulation a profile may model (``simulations`` of a profile file).
 SIMULATIONS = ("context", "hints", "prompt", "profile")
+#: ``hint_excluded_dirs`` values: none; latest's ``SEARCH_PRUNE_DIR_NAMES`` (``agent/search_policy.py``);
+#: 0.20.1's ``_EXCLUDED_DIR_NAMES`` (``agent/subdirectory_hints.py``). The sets are in hermes/hints.py.
+HINT_EXCLUDED_DIRS = ("none", "search-policy", "hints-0.20")
+#: The values a string switch may take (``scanner`` is checked against the catalogs instead).
+_CHOICES = {
+    "context_encoding": ("utf-8", "utf-8-sig"),
+    "memory_encoding": ("utf-8", "utf-8-sig"),
+    "hint_encoding": ("utf-8", "utf-8-sig"),
+    "hint_excluded_dirs": HINT_EXCLUDED_DIRS,
+}
 
 
 #: The switches a profile file must set, with their types.
 _SWITCH_TYPES = {f.name: f.type for f in fields(VersionProfile)
-                 if f.name not in ("name", "label", "releases", "oracle", "lineage", "simulations", "sources",
-                                   "unconfirmed")}
-_TOP_KEYS = {"name", "label", "releases", "oracle", "lineage", "simulations", "switches"}
+                 if f.name not in ("name", "label", "releases", "oracle", "simulations", "sources", "unconfirmed")}
+_TOP_KEYS = {"name", "label", "releases", "oracle", "simulations", "switches"}
 _PY_TYPES = {"str": str, "bool": bool, "int": int}
 
 #: Where the profile files are.
@@ -123,8 +165,8 @@ def _load_one(path: Path) -> VersionProfile:
         raise bad(f"cannot be read ({type(exc).__name__})") from None
     if not isinstance(data, dict) or set(data) != _TOP_KEYS:
         raise bad(f"keys must be exactly {', '.join(sorted(_TOP_KEYS))}")
-    if not all(isinstance(data[k], str) for k in ("name", "label", "lineage")):
-        raise bad("name, label and lineage must be strings")
+    if not all(isinstance(data[k], str) for k in ("name", "label")):
+        raise bad("name and label must be strings")
     sims = data["simulations"]
     if not isinstance(sims, list) or not all(isinstance(x, str) and x in SIMULATIONS for x in sims) \
             or len(set(sims)) != len(sims):
@@ -152,12 +194,14 @@ def _load_one(path: Path) -> VersionProfile:
         value = entry["value"]
         if type(value) is not want:
             raise bad(f"switch {key}: value must be of type {want.__name__}")
+        if key in _CHOICES and value not in _CHOICES[key]:
+            raise bad(f"switch {key}: {value!r} is not one of {', '.join(_CHOICES[key])}")
         values[key] = value
         sources.append((key, entry["source"]))
     if values["scanner"] not in SCANNER_CATALOGS:
         raise bad(f"switch scanner: {values['scanner']!r} is not a catalog of rules/hermes-parity.yaml")
     return VersionProfile(name=data["name"], label=data["label"], releases=tuple(rel), oracle=data["oracle"],
-                          lineage=data["lineage"], simulations=tuple(sims), sources=tuple(sources),
+                          simulations=tuple(sims), sources=tuple(sources),
                           unconfirmed=tuple(unconfirmed),
                           **values)
 
@@ -175,7 +219,7 @@ def load_profiles(directory: Path = PROFILES_DIR) -> dict[str, VersionProfile]:
     from hermes_audit import datacache
 
     paths = sorted(directory.glob("*.yaml"))
-    quick = datacache.stat_key(["profiles", 3], [Path(__file__), *paths])
+    quick = datacache.stat_key(["profiles", 4], [Path(__file__), *paths])
     cached = datacache.read("profiles", quick) if quick else None
     if isinstance(cached, dict):
         try:
@@ -200,9 +244,6 @@ def _load_files(directory: Path, paths: list[Path]) -> dict[str, VersionProfile]
                 raise ProfileError(f"{path.name}: release {r} is already in profile {claimed[r]}")
             claimed[r] = prof.name
         out[prof.name] = prof
-    for prof in out.values():
-        if prof.lineage not in out or not out[prof.lineage].session_model:
-            raise ProfileError(f"{prof.name}.yaml: lineage {prof.lineage!r} is not a fully modelled profile")
     return out
 
 
