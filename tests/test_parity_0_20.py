@@ -118,8 +118,8 @@ def test_memory_render_of_homes_equals_hermes_0_20_1(hermes20, tmp_path):
 
 # --- the session's context block ------------------------------------------------------------------------------
 
-def _ours_context(cwd: Path, home: Path, ctx, include_soul: bool, catalog):
-    profile = get_profile("0.20")
+def _ours_context(cwd: Path, home: Path, ctx, include_soul: bool, catalog, profile_name: str = "0.20"):
+    profile = get_profile(profile_name)
     scanner = scanner_for(catalog.parity, profile.scanner)
     cfg, _ = read_hermes_config(home / "config.yaml")
     cap = cap_from_config(cfg, ctx, str(home / "config.yaml"))

@@ -418,9 +418,10 @@ def hermes_text(read: ReadResult, encoding: str) -> Optional[HermesText]:
     return HermesText(t, base, removed)
 
 
-def strip_yaml_frontmatter_text(content: Text) -> tuple[Text, int]:
-    """``_strip_yaml_frontmatter`` (0.19.0 and latest) and how many leading characters it removed."""
-    body, removed = lstrip_chars(content, "\ufeff")
+def strip_yaml_frontmatter_text(content: Text, drop_bom: bool = True) -> tuple[Text, int]:
+    """``_strip_yaml_frontmatter`` (0.19.0 and latest) and how many leading characters it removed.
+    ``drop_bom`` false: up to 0.18.2 leading U+FEFF characters are kept (``content.startswith("---")``)."""
+    body, removed = lstrip_chars(content, "\ufeff") if drop_bom else (content, 0)
     if startswith(body, "---"):
         if isinstance(body, str):
             end = body.find("\n---", 3)
@@ -798,7 +799,7 @@ class _Sim:
             return
         if e.type == TYPE_HERMES:
             try:
-                body, n = strip_yaml_frontmatter_text(content)
+                body, n = strip_yaml_frontmatter_text(content, self.p.strip_bom_before_scan)
             except UnknownText as exc:
                 e.status, e.reason = UNPREDICTABLE, f"oversized file: {exc}"
                 return
@@ -816,7 +817,8 @@ class _Sim:
         """``_scan_context_content``: (text that goes into the prompt, blocked?)."""
         content = e.content
         assert content is not None
-        skip = 1 if startswith(content, "\ufeff") else 0
+        # one leading U+FEFF is dropped before the scan from 0.19.0; up to 0.18.2 it is scanned (and blocks)
+        skip = 1 if self.p.strip_bom_before_scan and startswith(content, "\ufeff") else 0
         e.scan_skip = skip
         body = drop_prefix(content, skip)
         window = slice_text(body, 0, self.scanner.max_scan_chars)

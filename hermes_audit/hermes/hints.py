@@ -644,7 +644,8 @@ class HintTracker:
 
     def _render(self, directory: str, path: str, display: str, name: str, ht, content, start: int,
                 tried: list[HintCandidate], doc: Document) -> Hint:
-        skip = 1 if startswith(content, "\ufeff") else 0
+        # prompt_builder._scan_context_content: one leading U+FEFF dropped from 0.19.0, scanned up to 0.18.2
+        skip = 1 if self.profile.strip_bom_before_scan and startswith(content, "\ufeff") else 0
         body = drop_prefix(content, skip)
         window = slice_text(body, 0, self.scanner.max_scan_chars)
         ids = self.scanner.scan(window, "context")
