@@ -27,6 +27,9 @@ from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.profile_audit import ProfileOptions, audit_distribution
 from tests.test_context_render_oracle import _materialise, _norm, trees
+from tests.test_hints_oracle import CASES_PER_RUN, compare_batch
+from tests.test_hints_oracle import calls as hint_calls
+from tests.test_hints_oracle import trees as hint_trees
 from tests.test_memory_oracle import FIXED, _canon, _random_cases
 
 pytestmark = [pytest.mark.oracle, pytest.mark.hermes_0_20_1]
@@ -291,3 +294,34 @@ def test_latest_distribution_owned_allowlist_equals_hermes_0_20_1(hermes20, tmp_
         rep = audit_distribution(root, ProfileOptions(hermes_version="latest"))
         assert rep.refusal is None and t["error"] is None, key
         assert rep.plan.name == t["name"] and rep.plan.installed_set() == set(t["files"]), key
+
+
+# --- subdirectory hints ---------------------------------------------------------------------------------------
+
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(hint_trees().flatmap(lambda t: st.tuples(st.just(t), hint_calls(t["dirs"]))),
+                min_size=CASES_PER_RUN, max_size=CASES_PER_RUN))
+def test_hints_equal_hermes_0_20_1_call_by_call(hermes20, batch):
+    """0.20.1 adds content digests (a hint already injected, or the working directory's own, is not appended
+    again) and excluded directories (node_modules, vendor, ...) to 0.19.0's tracker."""
+    compare_batch(hermes20, batch, "0.20")
+
+
+def test_hint_digests_and_excluded_dirs_equal_hermes_0_20_1(hermes20, catalog, tmp_path):
+    from hermes_audit.hermes.hints import simulate_hints
+
+    w = tmp_path / "proj"
+    for rel, text in {"AGENTS.md": "root rules\n", "a/AGENTS.md": "root rules\n", "b/CLAUDE.md": "b rules\n",
+                      "c/AGENTS.md": "b rules\n", "vendor/x/AGENTS.md": "vendored\n",
+                      "node_modules/p/CLAUDE.md": "dep\n", "d/e/AGENTS.md": "deep\n"}.items():
+        (w / rel).parent.mkdir(parents=True, exist_ok=True)
+        (w / rel).write_text(text)
+    trace = [{"tool": "read_file", "args": {"path": p}} for p in
+             ("a/x.py", "b/x.py", "c/x.py", "vendor/x/y.py", "node_modules/p/i.js", "d/e/f.py")]
+    answer = hermes20.run("hints_trace", {"cases": [{"working_dir": str(w), "home": str(tmp_path), "calls": trace}]})[0]
+    report = simulate_hints(w, [(c["tool"], c["args"]) for c in trace], get_profile("0.20"),
+                            scanner_for(catalog.parity, "0.19"), home=str(tmp_path))
+    got = [c.text for c in report.calls]
+    assert got == [a["text"] for a in answer]
+    assert got[0] is None and got[2] is None and got[3] is None and got[4] is None  # duplicates, excluded
+    assert "b rules" in got[1] and "deep" in got[5]

@@ -168,14 +168,14 @@ def test_0_18_models_the_context_and_hints(tmp_path, command):
     assert r.exit_code in (0, 1) and "Hermes 0.18" in r.output and "not modelled" not in r.output, r.output
 
 
-@pytest.mark.parametrize("command,refused", [(["context", "--hermes-home", "h"], False), (["hints", "x.py"], True),
+@pytest.mark.parametrize("command,refused", [(["context", "--hermes-home", "h"], False), (["hints", "x.py"], False),
                                              (["prompt", "--hermes-home", "h"], True)])
-def test_0_20_models_the_context_but_not_yet_hints_or_the_prompt(tmp_path, command, refused):
+def test_0_20_models_the_context_and_hints_but_not_yet_the_prompt(tmp_path, command, refused):
     command = [str(tmp_path / c) if c == "h" else c for c in command]
     r = CliRunner().invoke(cli, [*command, "--hermes-version", "0.20", "--cwd", str(tmp_path)],
                            env={"HERMES_AUDIT_SERVER": ""})
     if refused:
-        assert r.exit_code == 2 and "not modelled for Hermes 0.20.1" in r.output and "context, profile" in r.output
+        assert r.exit_code == 2 and "not modelled for Hermes 0.20.1" in r.output and "context, hints, profile" in r.output
         assert len(r.output.strip().splitlines()) == 1
     else:
         assert r.exit_code in (0, 1) and "Hermes 0.20.1" in r.output, r.output

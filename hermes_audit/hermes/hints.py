@@ -575,10 +575,11 @@ class HintTracker:
         return hermes_text(rd, self.profile.hint_encoding), doc, ""
 
     def _first_hint_content(self, directory: str) -> Optional[str]:
-        """latest ``_first_hint_file``: the stripped text of the first readable hint file (even if empty)."""
+        """The stripped text of the first readable hint file (even if empty): latest ``_first_hint_file``,
+        0.20.1 ``_seed_working_dir_digest``."""
         for name in self.names:
             p = posixpath.join(directory, name)
-            if safe_type(self.fs, p) != "file" or not self._target_ok(p):
+            if safe_type(self.fs, p) != "file" or (self.profile.hint_target_guard and not self._target_ok(p)):
                 continue
             ht, _doc, why = self._read(p)
             if ht is None:
