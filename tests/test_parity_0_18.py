@@ -4,8 +4,11 @@
 context loaders differ from 0.19.0 only in what a leading BOM does (``_scan_context_content`` scans it, and
 U+FEFF is an invisible character it blocks; ``_strip_yaml_frontmatter`` keeps it). In 0.18.2's own cached
 environment: the ``# Project Context`` block on the generated trees of tests/test_context_render_oracle.py,
-the subdirectory hints call by call on the generated traces of tests/test_hints_oracle.py, and ``hermes profile
-install`` on the distributions of tests/test_profile.py. Run alone: ``pytest -m hermes_0_18_2``.
+the subdirectory hints call by call on the generated traces of tests/test_hints_oracle.py, ``hermes profile
+install`` on the distributions of tests/test_profile.py, and the whole system prompt byte for byte on the
+sessions of tests/test_prompt_oracle.py plus the desktop and tui surfaces (0.18.2 has a desktop line in its
+environment hints, no Telegram rich-messages extension and no tui pane clarifier). Run alone:
+``pytest -m hermes_0_18_2``.
 """
 
 from __future__ import annotations
@@ -18,12 +21,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hermes_audit.hermes import prompt as P
+from hermes_audit.hermes.hermes_source import open_source
+from hermes_audit.hermes.profiles import get_profile
+from hermes_audit.hermes.threats import scanner_for
+from hermes_audit.hermes.tokens import get_counter
 from hermes_audit.profile_audit import ProfileOptions, audit_distribution
 from tests.test_context_render_oracle import _materialise, _norm, trees
 from tests.test_hints_oracle import CASES_PER_RUN, calls, compare_batch
 from tests.test_hints_oracle import trees as hint_trees
 from tests.test_parity_0_20 import _ours_context
 from tests.test_profile import HOSTILE_MANIFESTS, PLAN_TREES, write_tree
+from tests.test_prompt_oracle import _cases as prompt_cases
 
 pytestmark = [pytest.mark.oracle, pytest.mark.hermes_0_18_2]
 
@@ -111,3 +120,45 @@ def test_profile_install_equals_hermes_0_18_2(hermes18, tmp_path):
         assert ours == t["error"], key
         if t["error"] is None:
             assert rep.plan.name == t["name"] and rep.plan.installed_set() == set(t["files"]), key
+
+
+def _ours_prompt(case: dict, source, catalog, extra_env: dict) -> "P.PromptReport":
+    import os
+    from datetime import datetime
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_")}
+    env.update(extra_env)
+    settings = P.PromptSettings(
+        cwd=Path(case["cwd"]), home=Path(case["hermes_home"]), platform=case["platform"], model=case["model"],
+        provider=case["provider"], tools=frozenset(case["tools"]), context_length=case["context_length"],
+        now=datetime.fromisoformat(case["now"]), system_message=case["system_message"], session_id=case["session_id"],
+        environ=env)
+    return P.assemble(settings, get_profile("0.18"), scanner_for(catalog.parity, "0.19"), source,
+                      counter=get_counter("chars"))
+
+
+@pytest.mark.parametrize("extra_env", [{}, {"HERMES_DESKTOP": "1"}, {"HERMES_DESKTOP_TERMINAL": "yes"}],
+                         ids=["plain", "desktop", "desktop-terminal"])
+def test_prompt_equals_hermes_0_18_2_byte_for_byte(hermes18, catalog, tmp_path, extra_env):
+    import os
+
+    venv = Path(hermes18.python).parent.parent
+    site = sorted(venv.glob("lib/python3*/site-packages"))[0]
+    source = open_source(site)
+    assert source.version == RELEASE
+    cases = prompt_cases(tmp_path)
+    tui = dict(cases[3], platform="tui", cwd=cases[3]["cwd"], hermes_home=cases[3]["hermes_home"])
+    cases.append(tui)
+    ours = [_ours_prompt(c, source, catalog, extra_env) for c in cases]  # ours first: Hermes seeds files
+    clean = {k: "" for k in os.environ if k.startswith("HERMES_")}
+    theirs = hermes18.run("prompt_build", {"cases": cases}, env={**clean, **extra_env})
+    for i, (mine, hermes) in enumerate(zip(ours, theirs), 1):
+        assert hermes["error"] is None, hermes["error"]
+        assert mine.exact, (i, [(ly.id, ly.status) for ly in mine.included()])
+        for tier in ("stable", "context", "volatile"):
+            assert mine.tier_texts()[tier] == hermes["parts"][tier], (i, tier)
+        assert mine.prompt == hermes["prompt"], i
+    telegram = theirs[1]["prompt"]
+    assert "Keep replies short." in telegram  # the config append; 0.18.2 has no rich-messages extension
+    if extra_env:
+        assert "Runtime surface: you're running inside the Hermes desktop GUI app." in theirs[0]["prompt"]

@@ -46,9 +46,9 @@ def _copy_profiles(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("edit,message", [
-    (lambda s: s.replace("simulations: [context, hints, profile]", "simulations: false"), "simulations"),
-    (lambda s: s.replace("simulations: [context, hints, profile]", "simulations: [context, dreams]"), "simulations"),
-    (lambda s: s.replace("simulations: [context, hints, profile]", "simulations: [context, context]"), "simulations"),
+    (lambda s: s.replace("simulations: [context, hints, prompt, profile]", "simulations: false"), "simulations"),
+    (lambda s: s.replace("simulations: [context, hints, prompt, profile]", "simulations: [context, dreams]"), "simulations"),
+    (lambda s: s.replace("simulations: [context, hints, prompt, profile]", "simulations: [context, context]"), "simulations"),
     (lambda s: s.replace("  hint_head_tail:\n", "  hint_tail:\n"), "switches"),
     (lambda s: s.replace("    value: '0.19'\n", "    value: '0.99'\n", 1), "catalog"),
     (lambda s: s.replace("releases: [0.18.0, 0.18.1, 0.18.2]", "releases: [0.18.0, 0.19.0]"), "already"),
@@ -151,17 +151,18 @@ def test_config_file_takes_a_release_name(tmp_path):
 
 @pytest.mark.parametrize("command,version,label", [(["context"], "0.15", "Hermes 0.15-0.17"),
                                                    (["hints", "x.py"], "0.17.0", "Hermes 0.15-0.17"),
-                                                   (["prompt"], "0.15", "Hermes 0.15-0.17"),
-                                                   (["prompt"], "0.18", "Hermes 0.18")])
+                                                   (["prompt"], "0.15", "Hermes 0.15-0.17")])
 def test_session_commands_refuse_a_profile_without_a_session_model(tmp_path, command, version, label):
     r = CliRunner().invoke(cli, [*command, "--hermes-version", version, "--cwd", str(tmp_path)],
                            env={"HERMES_AUDIT_SERVER": ""})
     assert r.exit_code == 2 and f"not modelled for {label}" in r.output
 
 
-@pytest.mark.parametrize("command", [["context", "--hermes-home", "h"], ["hints", "x.py"]])
-def test_0_18_models_the_context_and_hints(tmp_path, command):
-    """0.18.2's hints are 0.19.0's file and its context loaders differ only by the BOM (tests/test_parity_0_18.py)."""
+@pytest.mark.parametrize("command", [["context", "--hermes-home", "h"], ["hints", "x.py"], ["prompt", "--hermes-home", "h"]])
+def test_0_18_models_the_session(tmp_path, command):
+    """0.18.2's hints are 0.19.0's file, its context loaders differ only by the BOM and its prompt by a few
+    switches (tests/test_parity_0_18.py checks each against the package)."""
+    (tmp_path / "h").mkdir()
     command = [str(tmp_path / c) if c == "h" else c for c in command]
     r = CliRunner().invoke(cli, [*command, "--hermes-version", "0.18", "--cwd", str(tmp_path)],
                            env={"HERMES_AUDIT_SERVER": ""})

@@ -113,6 +113,12 @@ class VersionProfile:
     #: the layers sit in tiers: skills volatile, the coding layers in the context tier before the system message,
     #: plugin sections (``agent/system_prompt.py``); else 0.19.0's ``build_system_prompt_parts`` order
     prompt_tiered_layout: bool
+    #: ``platforms.telegram.extra.rich_messages`` appends ``TELEGRAM_RICH_MESSAGES_HINT`` to the telegram hint
+    prompt_telegram_rich_messages: bool
+    #: ``HERMES_DESKTOP_TERMINAL`` appends the embedded-pane clarifier to the tui platform hint
+    prompt_tui_pane_clarifier: bool
+    #: ``HERMES_DESKTOP``/``HERMES_DESKTOP_TERMINAL`` add a desktop-GUI line to the environment hints
+    prompt_desktop_environment_hint: bool
     #: switch name -> where its value comes from (release, file, function)
     sources: tuple[tuple[str, str], ...] = ()
     #: switches whose value no runnable package confirms (read from source only; ``unconfirmed: true``)

@@ -1380,6 +1380,15 @@ class _Builder:
             parts.append(None)
             self.notes.append(f"terminal backend {backend}: Hermes probes the backend for the environment hint; "
                               "hermes-audit does not")
+        def desktop(name: str) -> bool:  # 0.18.2: ("1", "true", "yes") after strip().lower()
+            return (self.env.get(name) or "").strip().lower() in ("1", "true", "yes")
+
+        desktop_term = desktop("HERMES_DESKTOP_TERMINAL")
+        if self.p.prompt_desktop_environment_hint and (desktop("HERMES_DESKTOP") or desktop_term):
+            # 0.18.2 build_environment_hints: "_desktop_hint", plus its "+=" text in the embedded terminal pane
+            got = self.src.assigned_texts(PROMPT_BUILDER, "build_environment_hints", "_desktop_hint") if self.src else None
+            parts.append(None if got is None or (desktop_term and len(got[1]) != 1)
+                         else got[0] + (got[1][0] if desktop_term else ""))
         if wsl:
             parts.append(self.fixed("WSL_ENVIRONMENT_HINT"))
         extra = (self.env.get("HERMES_ENVIRONMENT_HINT") or "").strip()
@@ -1544,7 +1553,7 @@ class _Builder:
             default = hints.get(key, "")
         else:
             default = None if known_platform else ""
-        if key == "telegram" and default != "":
+        if key == "telegram" and default != "" and self.p.prompt_telegram_rich_messages:
             extra = _section(_section(_section(self.config, "platforms"), "telegram"), "extra")
             if extra.get("rich_messages"):
                 rich = self.fixed("TELEGRAM_RICH_MESSAGES_HINT")
@@ -1567,7 +1576,7 @@ class _Builder:
                 else:
                     eff = base
                 src += " + config.yaml platform_hints"
-        if key == "tui" and eff and _truthy(self.env.get("HERMES_DESKTOP_TERMINAL", "")):
+        if key == "tui" and eff and self.p.prompt_tui_pane_clarifier and _truthy(self.env.get("HERMES_DESKTOP_TERMINAL", "")):
             clar = self.fixed("TUI_EMBEDDED_PANE_CLARIFIER")
             eff = None if clar is None else (eff if clar in eff else eff + clar)
         if eff == "":
