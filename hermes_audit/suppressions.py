@@ -237,6 +237,7 @@ def find_suppressions(text: str) -> list[Suppression]:
     if not out:
         return out
     comment_lines = _comment_only_lines(text, starts, out)
+    next_content: Optional[list[int]] = None
     for s in out:
         if s.file_wide or not s.valid:
             continue
@@ -244,16 +245,26 @@ def find_suppressions(text: str) -> list[Suppression]:
         if ln not in comment_lines:
             s.target_line = s.line  # trailing comment: this line
             continue
-        nxt = _line_of(starts, s.end - 1) + 1
-        while nxt < len(starts):
-            lo = starts[nxt]
-            hi = starts[nxt + 1] - 1 if nxt + 1 < len(starts) else len(text)
-            if text[lo:hi].strip() and nxt not in comment_lines:
-                break
-            nxt += 1
+        if next_content is None:  # once per text (red team, issue 18: a walk per comment was quadratic)
+            next_content = _next_content_lines(text, starts, comment_lines)
+        after = _line_of(starts, s.end - 1) + 1
+        nxt = next_content[after] if after < len(starts) else len(starts)
         s.target_line = nxt + 1 if nxt < len(starts) else None
         if nxt < len(starts):
             s.target_end_line = _fenced_block_end(text, starts, nxt)
+    return out
+
+
+def _next_content_lines(text: str, starts: list[int], comment_lines: set[int]) -> list[int]:
+    """For each 0-based line ``i``, the first line ``j >= i`` that holds something other than blanks and
+    hermes-audit comments (``len(starts)`` when none): what a comment-only line's ``allow`` applies to.
+    One backward pass, so a file of 100,000 consecutive comments costs linear time."""
+    n = len(starts)
+    out = [n] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        lo = starts[i]
+        hi = starts[i + 1] - 1 if i + 1 < n else len(text)
+        out[i] = i if (i not in comment_lines and text[lo:hi].strip()) else out[i + 1]
     return out
 
 

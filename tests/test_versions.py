@@ -180,3 +180,16 @@ def test_0_20_models_the_context_and_hints_but_not_yet_the_prompt(tmp_path, comm
         assert len(r.output.strip().splitlines()) == 1
     else:
         assert r.exit_code in (0, 1) and "Hermes 0.20.1" in r.output, r.output
+
+
+def test_auto_with_a_hermes_it_cannot_read_says_so(tmp_path):
+    """Issue 22 (QA): a shell-script ``hermes`` on PATH got "no hermes on PATH"; the note now names it."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    script = bindir / "hermes"
+    script.write_text("#!/bin/sh\nexec python3 -m hermes \"$@\"\n")
+    script.chmod(0o755)
+    name, note = resolve_hermes_version("auto", str(bindir))
+    assert name == "latest"
+    assert f"cannot tell the version of {script}" in note and "no hermes on PATH" not in note
+    assert resolve_hermes_version(None, str(bindir)) == ("latest", "")

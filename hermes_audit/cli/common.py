@@ -182,7 +182,7 @@ def resolve_hermes_version(value: Optional[str], path_env: Optional[str] = None)
     hermes-agent (:func:`hermes_audit.documents.installed_hermes.find_installed_hermes`) and uses
     its profile, else ``latest``. Raises :class:`CliError` for a version no profile models.
     """
-    from hermes_audit.documents.installed_hermes import find_installed_hermes
+    from hermes_audit.documents.installed_hermes import find_installed_hermes, hermes_command
     from hermes_audit.hermes.profiles import profile_name_for
 
     if value is not None and value.strip().lower() != "auto":
@@ -193,8 +193,15 @@ def resolve_hermes_version(value: Optional[str], path_env: Optional[str] = None)
     explicit = value is not None
     found = find_installed_hermes(path_env)
     if found is None:
+        if not explicit:
+            return "latest", ""
+        command = hermes_command(path_env)
+        if command:
+            return "latest", (f"note: --hermes-version auto cannot tell the version of {one_line(command)} (not a Python "
+                              "entry point of an environment holding hermes-agent); using latest; pin one with "
+                              "--hermes-version")
         return "latest", ("note: --hermes-version auto found no installed hermes-agent (no package in this "
-                          "environment, no hermes on PATH); using latest" if explicit else "")
+                          "environment, no hermes on PATH); using latest")
     try:
         name = profile_name_for(found.version)
     except ValueError:
