@@ -1,9 +1,11 @@
 """Profile distributions as ``hermes profile install`` treats them: manifest, refusals, install plan.
 
 Mirrors ``hermes_cli/profile_distribution.py`` and the profile-name checks of
-``hermes_cli/profiles.py`` in hermes-agent 0.19.0 (profile ``0.19``), and the
-decomposed newest public source for profile ``latest`` (index id 68582127806,
-see ``../shared/reference/hermes-behaviour.md`` section 6):
+``hermes_cli/profiles.py`` in hermes-agent 0.19.0 (profile ``0.19``; 0.18.2 has
+the same file), 0.20.1 (profile ``0.20``), and the decomposed newest public
+source for profile ``latest`` (index id 68582127806, see
+``../shared/reference/hermes-behaviour.md`` section 6); what differs is read
+from the profile's ``distribution_*`` switches:
 
 * ``distribution.yaml`` at the root, read with ``yaml.safe_load``; the schema
   checks and their messages are Hermes' own (``DistributionManifest.from_dict``,
@@ -12,8 +14,8 @@ see ``../shared/reference/hermes-behaviour.md`` section 6):
 * any symlink anywhere in the tree refuses the install
   (``Profile distributions cannot contain symlinks: <rel>``);
 * the copy: 0.19 copies every top-level entry except the user-owned names
-  (``distribution_owned`` is not consulted); latest copies only the listed
-  paths when the list is non-empty (paths under a user-owned first segment,
+  (``distribution_owned`` is not consulted); 0.20.1 and latest copy only the
+  listed paths when the list is non-empty (paths under a user-owned first segment,
   with ``..`` or absolute are skipped); ``.env.template`` lands as
   ``.env.EXAMPLE``; ``.env.EXAMPLE`` is generated from ``env_requires`` when
   none was shipped; ``distribution.yaml`` is rewritten; a fresh install first

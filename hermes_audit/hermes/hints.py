@@ -1,8 +1,12 @@
 """Subdirectory hints: what Hermes appends to tool results as the agent moves through a tree.
 
 Simulates ``SubdirectoryHintTracker`` (``agent/subdirectory_hints.py``):
-hermes-agent 0.19.0 for profile ``0.19``; @ 0081f93d for ``latest``
-(reference ``hermes-behaviour.md`` section 4). After every tool call Hermes
+hermes-agent 0.19.0 for profile ``0.19`` (0.18.2 has the same file, but its
+context scan keeps a leading BOM); 0.20.1 for ``0.20`` (0.19.0 plus the
+content digests and ``_EXCLUDED_DIR_NAMES``); @ 0081f93d for ``latest``
+(reference ``hermes-behaviour.md`` section 4). Every difference below is a
+``hint_*`` switch of the version profile (``hint_nav_targets``,
+``hint_digest_dedup``...), never a test of the profile's name. After every tool call Hermes
 looks at the call's arguments, finds directories the agent has not visited yet,
 loads one hint file per directory and appends
 ``"\\n\\n" + "\\n\\n".join(blocks)`` to the tool result, where a block is
