@@ -20,7 +20,7 @@ from hermes_audit.engine.catalog import Catalog, Rule, load_catalog
 from hermes_audit.engine.engine import Engine, EngineError
 from hermes_audit.findings import Finding, Severity, assign_fingerprints
 from hermes_audit.hermes import memory as mem
-from hermes_audit.hermes.profiles import get_profile
+from hermes_audit.hermes.profiles import VersionProfile, get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.hermes.verdict import BLOCKED, verdict_for
 from hermes_audit.scan import (FileReport, ScanOptions, ScanResult, input_findings, parity_findings, select_rules,
@@ -39,10 +39,12 @@ class MemoryAudit:
     stores: list[mem.StoreReport] = field(default_factory=list)
     config: mem.MemoryConfig = field(default_factory=mem.MemoryConfig)
     home: Optional[Path] = None
+    #: the Hermes version profile the stores were read as (``None``: 0.19)
+    profile: Optional[VersionProfile] = None
 
     def snapshot(self) -> str:
         """The memory blocks exactly as they would sit in the system prompt."""
-        return mem.snapshot(self.stores, self.config)
+        return mem.snapshot(self.stores, self.config, self.profile)
 
     def exit_code(self) -> int:
         """1 for findings at/above --fail-on, an entry Hermes blocks or a store Hermes fails to load
@@ -141,7 +143,7 @@ def audit_memory(
     opts = ScanOptions(hermes_version=profile.name, select=select, ignore=list(ignore), min_severity=min_severity,
                        fail_on=fail_on, max_bytes=max_bytes)
     result = ScanResult(hermes_version=profile.name, options=opts, rules_run=rules)
-    audit = MemoryAudit(result, config=cfg, home=home)
+    audit = MemoryAudit(result, config=cfg, home=home, profile=profile)
     result.notes.extend(f"config: {p}" for p in cfg.problems)
     shown_base = (base or home or Path.cwd()).absolute()
     for tgt, path in stores:

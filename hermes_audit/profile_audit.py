@@ -323,13 +323,13 @@ def audit_distribution(
     if tree.truncated:
         report.notes.append(f"the tree has more than {dist.MAX_TREE_ENTRIES:,} entries or is nested deeper than "
                             f"{dist.MAX_TREE_DEPTH}; only part of it was listed")
-    current = options.hermes_current or dist.PROFILE_HERMES_VERSION.get(profile.name)
+    current = options.hermes_current or profile.hermes_release
 
     # --- Hermes' refusal, and the plan -------------------------------------------------
     if read.error_kind == "missing":
         if source_kind == "git":
-            report.refusal = (f"No {dist.MANIFEST_FILENAME} at the root of {report.source!r}."
-                              + ("" if profile.lineage == "latest" else " This repository is not a Hermes profile distribution."))
+            report.refusal = f"No {dist.MANIFEST_FILENAME} at the root of {report.source!r}." + \
+                profile.distribution_git_missing_suffix
         else:
             report.refusal = (f"No {dist.MANIFEST_FILENAME} in {source or root}. A local-directory source must contain a "
                               f"{dist.MANIFEST_FILENAME} at its root.")
@@ -337,7 +337,7 @@ def audit_distribution(
         # Hermes' order (plan_install): hermes_requires before the profile name, so a version mismatch
         # is the message Hermes gives even when the name is bad too; it is kept apart from refusals that
         # say the distribution itself is broken
-        report.refusal = dist.refusal(tree, read, profile.name, options.override_name, current)
+        report.refusal = dist.refusal(tree, read, profile, options.override_name, current)
         if read.error_kind == "limit" and report.refusal == read.error:  # hermes-audit's limit, not Hermes' refusal
             report.refusal = None
             report.not_evaluated = f"{read.error}; {read.hermes_effect or 'what Hermes does with it is not predicted'}"
@@ -358,7 +358,7 @@ def audit_distribution(
         except (dist.DistributionError, ValueError):
             name = (options.override_name or manifest.name).strip().lower() or "unnamed"
         target = f"{options.target_root.rstrip('/')}/profiles/{name}/"
-        report.plan = dist.plan_install(tree, manifest, profile.name, name, target)
+        report.plan = dist.plan_install(tree, manifest, profile, name, target)
         installed_files = set(report.plan.installed_from)
 
     # --- distribution.yaml --------------------------------------------------------------

@@ -179,7 +179,7 @@ def context(cwd, hermes_home, hermes_version, context_length, max_chars, config_
     and its source, and SOUL.md. --render prints the exact '# Project Context' block Hermes injects."""
     hermes_version = default_hermes_version(hermes_version)
     try:
-        require_session_model(get_profile(hermes_version), 'hermes-audit context (the session simulation)')
+        require_session_model(get_profile(hermes_version), 'hermes-audit context (the session simulation)', 'context')
     except ValueError as exc:
         raise CliError(str(exc)) from None
     from hermes_audit.hermes.context import (cap_from_config, default_hermes_home, model_context_length, read_hermes_config,
@@ -237,7 +237,7 @@ def render_hints_text(report, show_text: bool = True) -> str:
     p = report.profile
     lines = [f"{p.label}: subdirectory hints for a session in {report.working_dir}"]
     cap = p.hint_max_chars
-    how = "head kept, rest dropped silently" if p.lineage == "0.19" else "head and tail kept around a marker"
+    how = "head and tail kept around a marker" if p.hint_head_tail else "head kept, rest dropped silently"
     lines.append(f"  per-file cap: {_fmt_chars(cap)} characters ({how})")
     if report.mode == "all":
         lines.append("  worst case (--all): every directory of the tree touched once, in path order")
@@ -321,7 +321,7 @@ def hints(paths, cwd, trace, all_dirs, hermes_version, home, no_text, fmt, outpu
     """
     hermes_version = default_hermes_version(hermes_version)
     try:
-        require_session_model(get_profile(hermes_version), 'hermes-audit hints (the subdirectory-hint simulation)')
+        require_session_model(get_profile(hermes_version), 'hermes-audit hints (the subdirectory-hint simulation)', 'hints')
     except ValueError as exc:
         raise CliError(str(exc)) from None
     from hermes_audit.hermes.hints import BLOCKED, UNPREDICTABLE, TraceError, read_trace, simulate_hints

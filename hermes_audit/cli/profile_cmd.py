@@ -309,7 +309,7 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
     """
     hermes_version = default_hermes_version(hermes_version)
     try:
-        require_session_model(get_profile(hermes_version), 'hermes-audit profile (the install plan)')
+        require_session_model(get_profile(hermes_version), 'hermes-audit profile (the install plan)', 'profile')
     except ValueError as exc:
         raise CliError(str(exc)) from None
     from hermes_audit.engine.catalog import CatalogError

@@ -233,7 +233,7 @@ def prompt(cwd, hermes_home, profile_name, hermes_version, context_length, platf
     the platform hint; with each layer's tier, status, size and tokens, and a budget table."""
     hermes_version = default_hermes_version(hermes_version)
     try:
-        require_session_model(get_profile(hermes_version), 'hermes-audit prompt (the system-prompt dry run)')
+        require_session_model(get_profile(hermes_version), 'hermes-audit prompt (the system-prompt dry run)', 'prompt')
     except ValueError as exc:
         raise CliError(str(exc)) from None
     from hermes_audit.engine.catalog import CatalogError, load_catalog

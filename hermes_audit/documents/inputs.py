@@ -91,8 +91,13 @@ def why_not_utf8(read: ReadResult) -> str:
     return ""
 
 
-def consequence(kind: DocumentKind, profile_label: str) -> str:
-    """What Hermes (``profile_label``, e.g. ``Hermes 0.19.0``) does with a file of ``kind`` it cannot decode."""
+def consequence(kind: DocumentKind, profile_label: str, memory_read_checked: bool = False) -> str:
+    """What Hermes (``profile_label``, e.g. ``Hermes 0.19.0``) does with a file of ``kind`` it cannot decode.
+    ``memory_read_checked``: the version reads an undecodable memory store as empty (0.20.1
+    ``MemoryStore._read_entries_checked``) instead of failing the whole memory load."""
+    if kind.is_memory_store and memory_read_checked:
+        return (f"{profile_label} catches the decode error and treats this store as empty "
+                "(the other store still loads)")
     if kind.is_memory_store:
         return (f"{profile_label} raises a decode error in MemoryStore.load_from_disk, so no memory "
                 "(MEMORY.md or USER.md) is loaded")
@@ -103,12 +108,13 @@ def consequence(kind: DocumentKind, profile_label: str) -> str:
     return f"{profile_label} fails to decode it and treats it as absent"
 
 
-def not_utf8_message(read: ReadResult, kind: DocumentKind, profile_label: str) -> str:
-    """The HA951 message for a file whose ``read`` status is ``not-utf8``."""
+def not_utf8_message(read: ReadResult, kind: DocumentKind, profile_label: str, memory_read_checked: bool = False) -> str:
+    """The HA951 message for a file whose ``read`` status is ``not-utf8`` (``memory_read_checked``: see
+    :func:`consequence`)."""
     why = why_not_utf8(read)
     offset = "" if read.decode_error_offset is None else f" at byte {read.decode_error_offset:,}"
-    return (f"not valid UTF-8{offset}" + (f": {why}" if why else "") + f"; {consequence(kind, profile_label)}; "
-            "hermes-audit cannot scan its text either")
+    return (f"not valid UTF-8{offset}" + (f": {why}" if why else "")
+            + f"; {consequence(kind, profile_label, memory_read_checked)}; hermes-audit cannot scan its text either")
 
 
 def _severity(kind: DocumentKind):
@@ -130,7 +136,7 @@ def input_findings(doc, verdict, profile, rules) -> list:
     rule = next((r for r in rules if r.code == NOT_UTF8), None)
     if rule is None:
         return []
-    msg = not_utf8_message(doc.read, doc.kind, profile.label)
+    msg = not_utf8_message(doc.read, doc.kind, profile.label, bool(getattr(profile, "memory_read_checked", False)))
     return [make_finding(doc, rule, 0, 0, msg, severity=_severity(doc.kind))]
 
 

@@ -6,7 +6,8 @@ hermes-agent 0.19.0, and for the ``latest`` profile the newest public source
 ``../shared/reference/hermes-behaviour.md`` section 5):
 
 * reading: ``Path.read_text(encoding="utf-8")``: strict UTF-8, a BOM kept as
-  U+FEFF, and *universal newlines* (``\\r\\n`` and a lone ``\\r`` become
+  U+FEFF (0.20.1 reads ``utf-8-sig``, dropping one BOM, and treats a store that
+  is not UTF-8 as empty instead of failing the whole load), and *universal newlines* (``\\r\\n`` and a lone ``\\r`` become
   ``\\n`` before anything else happens);
 * parsing: a whitespace-only file has no entries; otherwise the text is split
   on ``"\\n§\\n"``, every piece is ``strip()``-ped, empty pieces are dropped and
@@ -272,25 +273,40 @@ def scan_entries(
     """
     from hermes_audit.hermes.verdict import BLOCKED, LOADED, EntryVerdict, LocatedHit
 
+    text, skip = store_text(text, profile)
     nm = NewlineMap(text)
     verdicts: list[EntryVerdict] = []
     hits: list[LocatedHit] = []
     for i, (off, entry) in enumerate(memory_entries(text)):
         s0, e0 = raw_span(text, off, 0, len(entry), nm)
         if entry.startswith("[BLOCKED:"):
-            verdicts.append(EntryVerdict(i, off, e0 - s0, LOADED, [], entry))
+            verdicts.append(EntryVerdict(i, off + skip, e0 - s0, LOADED, [], entry))
             continue
         if profile.memory_block_oversized_entries and len(entry) > scanner.max_scan_chars:
-            verdicts.append(EntryVerdict(i, off, e0 - s0, BLOCKED, [], memory_too_large_marker(filename, len(entry))))
+            verdicts.append(EntryVerdict(i, off + skip, e0 - s0, BLOCKED, [],
+                                         memory_too_large_marker(filename, len(entry))))
             continue
         located = scanner.locate(entry, "strict")
         ids = [h.pattern_id for h in located]
         for h in located:
             s, e = raw_span(text, off, h.start, h.end, nm)
-            hits.append(LocatedHit(h, s, e, f"{filename} entry {i + 1}"))
+            hits.append(LocatedHit(h, s + skip, e + skip, f"{filename} entry {i + 1}"))
         rendered = memory_blocked_marker(filename, ids, profile.memory_blocked_hint) if ids else entry
-        verdicts.append(EntryVerdict(i, off, e0 - s0, BLOCKED if ids else LOADED, ids, rendered))
+        verdicts.append(EntryVerdict(i, off + skip, e0 - s0, BLOCKED if ids else LOADED, ids, rendered))
     return verdicts, hits
+
+
+def store_text(text: str, profile: VersionProfile) -> tuple[str, int]:
+    """The store text Hermes parses, and how many leading characters of ``text`` it drops (0 or 1).
+
+    ``text`` is the file decoded as UTF-8 with a BOM kept as U+FEFF. A profile that reads the
+    stores as ``utf-8-sig`` (0.20.1 ``tools/memory_tool.py`` ``MemoryStore._read_raw_checked``)
+    drops one leading U+FEFF; with plain ``utf-8`` (0.19.0 ``_read_file``) it stays glued to the
+    first entry, where it is an invisible character the scan blocks.
+    """
+    if profile.memory_encoding == "utf-8-sig" and text.startswith("\ufeff"):
+        return text[1:], 1
+    return text, 0
 
 
 # ---------------------------------------------------------------------------
@@ -547,7 +563,10 @@ def analyse_store(
         return StoreReport(target, filename, None, "missing", note="no such file: Hermes adds no block")
     if not doc.readable or doc.text is None:
         note = doc.read.detail or doc.read.status.value
-        if doc.read.status is ReadStatus.NOT_UTF8:
+        if doc.read.status is ReadStatus.NOT_UTF8 and profile.memory_read_checked:
+            note += (f"; {profile.label} catches the decode error (MemoryStore._read_entries_checked) and treats "
+                     "the store as empty; the other store still loads")
+        elif doc.read.status is ReadStatus.NOT_UTF8:
             note += (f"; {profile.label} raises a decode error in MemoryStore.load_from_disk, "
                      "so neither memory block is loaded")
         elif doc.read.status in (ReadStatus.NOT_REGULAR, ReadStatus.SYMLINK_ESCAPE):
@@ -557,8 +576,8 @@ def analyse_store(
         else:
             note += f"; {profile.label} treats it as empty"
         return StoreReport(target, filename, doc, "skipped", note=note)
-    text = doc.text
-    verdicts, hits = scan_entries(text, filename, scanner, profile)
+    verdicts, hits = scan_entries(doc.text, filename, scanner, profile)
+    text, _skip = store_text(doc.text, profile)
     live = [e for _, e in memory_entries(text)]
     limit = config.limits[target]
     rep = StoreReport(target, filename, doc, "loaded" if verdicts else "empty", verdicts, live, hits)
@@ -579,7 +598,8 @@ def analyse_store(
     return rep
 
 
-def load_failure_reason(reports: list[StoreReport], config: MemoryConfig) -> Optional[str]:
+def load_failure_reason(reports: list[StoreReport], config: MemoryConfig,
+                        profile: Optional[VersionProfile] = None) -> Optional[str]:
     """Why Hermes starts the session with no memory block at all, or ``None`` when it loads them.
 
     Mirrors ``MemoryStore.load_from_disk`` (hermes-agent 0.19.0 ``tools/memory_tool.py``) as
@@ -588,12 +608,14 @@ def load_failure_reason(reports: list[StoreReport], config: MemoryConfig) -> Opt
     which ``_read_file`` does not catch), then renders the memory block, then the user block
     (``_render_block`` returns early for a store with no entries, so only a store *with entries* and a
     limit that is not a number raises ``TypeError``). Any exception leaves the snapshot it was created
-    with, both blocks empty. ``reports`` are the two stores' :class:`StoreReport` values.
+    with, both blocks empty. ``reports`` are the two stores' :class:`StoreReport` values. With
+    ``profile.memory_read_checked`` (0.20.1 ``_read_entries_checked``) a store that is not UTF-8 reads
+    as empty and fails nothing; ``profile`` ``None`` is 0.19.0.
     """
     if not config.loads:
         return "; ".join(config.problems) or "Hermes does not set up memory"
     by_target = {r.target: r for r in reports}
-    for target in ("memory", "user"):
+    for target in ("memory", "user") if profile is None or not profile.memory_read_checked else ():
         r = by_target.get(target)
         if r is not None and r.document is not None and r.document.read.status is ReadStatus.NOT_UTF8:
             return (f"{r.filename} is not UTF-8: MemoryStore.load_from_disk raises a decode error, "
@@ -608,11 +630,11 @@ def load_failure_reason(reports: list[StoreReport], config: MemoryConfig) -> Opt
     return None
 
 
-def snapshot(reports: list[StoreReport], config: MemoryConfig) -> str:
+def snapshot(reports: list[StoreReport], config: MemoryConfig, profile: Optional[VersionProfile] = None) -> str:
     """The memory part of the system prompt: the MEMORY block, then the USER PROFILE block
     (each only when enabled and non-empty), joined as Hermes joins prompt parts; ``""`` when
-    :func:`load_failure_reason` says Hermes loads no memory."""
-    if load_failure_reason(reports, config) is not None:
+    :func:`load_failure_reason` says Hermes (``profile``; ``None``: 0.19.0) loads no memory."""
+    if load_failure_reason(reports, config, profile) is not None:
         return ""
     by_target = {r.target: r for r in reports}
     blocks = []

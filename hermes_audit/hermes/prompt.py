@@ -992,10 +992,11 @@ class _Builder:
         self.layers: list[Layer] = []
         self.src_note = ""
         self.memory_hang: Optional[mem.StoreReport] = None
-        if source is not None and source.version and profile.lineage == "0.19" and source.version != "0.19.0":
-            self.notes.append(f"fixed texts come from hermes-agent {source.version}, not 0.19.0: they may differ")
-        elif source is not None and profile.lineage == "latest" and source.version:
-            self.notes.append(f"profile latest with fixed texts from hermes-agent {source.version}: the newest "
+        want = profile.prompt_fixed_texts_release
+        if source is not None and source.version and want and source.version != want:
+            self.notes.append(f"fixed texts come from hermes-agent {source.version}, not {want}: they may differ")
+        elif source is not None and not want and source.version:
+            self.notes.append(f"profile {profile.name} with fixed texts from hermes-agent {source.version}: the newest "
                               "Hermes' texts may differ")
 
     # -- fixed texts ----------------------------------------------------------------------------------
@@ -1183,7 +1184,7 @@ class _Builder:
             self.absent("parallel-tool-calls", "Parallel-tool-call guidance", "stable",
                         "no tools" if not t else "config.yaml agent.parallel_tool_call_guidance is false")
         self.tool_guidance()
-        steer_ok = bool(t) and not (self.p.lineage == "latest" and self.platform == "cron")
+        steer_ok = bool(t) and not (self.p.prompt_no_steer_on_cron and self.platform == "cron")
         if steer_ok:
             self.text_layer("steer-note", "Mid-turn steering note", "stable", self.fixed("STEER_CHANNEL_NOTE"),
                             self.src_label(pb, "STEER_CHANNEL_NOTE"), "the session has tools", "STEER_CHANNEL_NOTE")
@@ -1205,7 +1206,7 @@ class _Builder:
         t = self.tools
         pb = PROMPT_BUILDER
         parts: list[tuple[str, Optional[str]]] = []
-        if self.p.lineage == "latest":
+        if self.p.prompt_memory_guidance_by_store:
             cfg = self.memory_cfg
             if "memory" in t and cfg.enabled.get("memory", True):
                 parts.append(("MEMORY_GUIDANCE", self.fixed("MEMORY_GUIDANCE")))
@@ -1240,7 +1241,7 @@ class _Builder:
         enf = self.agent.get("tool_use_enforcement", "auto")
         if not t:
             for id_, title in (("tool-use-enforcement", "Tool-use enforcement"), ("google-guidance", "Google model guidance"),
-                               (("execution-guidance" if self.p.lineage == "latest" else "openai-execution-guidance"),
+                               (("execution-guidance" if self.p.prompt_execution_guidance_gate else "openai-execution-guidance"),
                                 "Execution guidance")):
                 self.absent(id_, title, "stable", "no tools")
             return
@@ -1271,7 +1272,7 @@ class _Builder:
                             "GOOGLE_MODEL_OPERATIONAL_GUIDANCE")
         else:
             self.absent("google-guidance", "Google model guidance", "stable", "not a Gemini/Gemma model with enforcement")
-        if self.p.lineage == "latest":
+        if self.p.prompt_execution_guidance_gate:
             gate = self.agent.get("execution_guidance", True)
             em = self.fixed_value("EXECUTION_GUIDANCE_MODELS") or ("gpt", "codex", "grok")
             if gate not in (False, "false", "off", "never") and any(x in model_l for x in em):
@@ -1378,6 +1379,15 @@ class _Builder:
             parts.append(None)
             self.notes.append(f"terminal backend {backend}: Hermes probes the backend for the environment hint; "
                               "hermes-audit does not")
+        def desktop(name: str) -> bool:  # 0.18.2: ("1", "true", "yes") after strip().lower()
+            return (self.env.get(name) or "").strip().lower() in ("1", "true", "yes")
+
+        desktop_term = desktop("HERMES_DESKTOP_TERMINAL")
+        if self.p.prompt_desktop_environment_hint and (desktop("HERMES_DESKTOP") or desktop_term):
+            # 0.18.2 build_environment_hints: "_desktop_hint", plus its "+=" text in the embedded terminal pane
+            got = self.src.assigned_texts(PROMPT_BUILDER, "build_environment_hints", "_desktop_hint") if self.src else None
+            parts.append(None if got is None or (desktop_term and len(got[1]) != 1)
+                         else got[0] + (got[1][0] if desktop_term else ""))
         if wsl:
             parts.append(self.fixed("WSL_ENVIRONMENT_HINT"))
         extra = (self.env.get("HERMES_ENVIRONMENT_HINT") or "").strip()
@@ -1542,7 +1552,7 @@ class _Builder:
             default = hints.get(key, "")
         else:
             default = None if known_platform else ""
-        if key == "telegram" and default != "":
+        if key == "telegram" and default != "" and self.p.prompt_telegram_rich_messages:
             extra = _section(_section(_section(self.config, "platforms"), "telegram"), "extra")
             if extra.get("rich_messages"):
                 rich = self.fixed("TELEGRAM_RICH_MESSAGES_HINT")
@@ -1565,7 +1575,7 @@ class _Builder:
                 else:
                     eff = base
                 src += " + config.yaml platform_hints"
-        if key == "tui" and eff and _truthy(self.env.get("HERMES_DESKTOP_TERMINAL", "")):
+        if key == "tui" and eff and self.p.prompt_tui_pane_clarifier and _truthy(self.env.get("HERMES_DESKTOP_TERMINAL", "")):
             clar = self.fixed("TUI_EMBEDDED_PANE_CLARIFIER")
             eff = None if clar is None else (eff if clar in eff else eff + clar)
         if eff == "":
@@ -1621,7 +1631,7 @@ class _Builder:
         from hermes_audit.hermes.verdict import read_blocks
 
         cfg = self.memory_cfg
-        failure = mem.load_failure_reason(self.stores, cfg)
+        failure = mem.load_failure_reason(self.stores, cfg, self.p)
         for rep in self.stores:
             id_ = "memory" if rep.target == "memory" else "user-profile"
             title = mem.BLOCK_HEADERS[rep.target]
@@ -1673,7 +1683,7 @@ class _Builder:
 
     def session_line(self) -> None:
         d = self.now
-        if self.p.lineage == "latest":
+        if self.p.prompt_session_line_details:
             zone = self.tz_name or _local_zone_name(self.env)
             line = f"Conversation started: {format_date(d)} ({zone}, {d.tzname() or ''}, {_utc_offset(d)})"
         else:
@@ -1687,7 +1697,7 @@ class _Builder:
             line += f"\nProvider: {self.provider}"
         else:
             known = False
-        if self.p.lineage == "latest" and self.platform:
+        if self.p.prompt_session_line_details and self.platform:
             line += f"\nPlatform: {self.platform}"
         reason = f"session start {d.isoformat()}"
         if known:
@@ -1723,12 +1733,12 @@ class _Builder:
         self.detect_coding()
         self.identity()
         self.guidance()
-        latest = self.p.lineage == "latest"
-        if not latest:
+        tiered = self.p.prompt_tiered_layout
+        if not tiered:
             self.skills("stable")
         self.alibaba()
         self.environment_hints()
-        if latest:
+        if tiered:
             snapshot = self.coding and self.workspace_root is not None
             trail = "context" if snapshot else "stable"
             self.coding_layers("stable", trail)
@@ -1743,15 +1753,15 @@ class _Builder:
             self.platform_hint("stable")
         self.system_message()
         self.project_context()
-        if latest:
+        if tiered:
             self.skills("volatile")
         self.memory_layers()
         self.memory_provider()
-        if latest:
+        if tiered:
             self.absent("plugin-context", "Plugin sections", "volatile", "not modelled: plugins are not loaded")
         self.session_line()
         self.ephemeral()
-        if latest:
+        if tiered:
             # the context tier's coding parts come before system_message in the reference's order
             ctx_first = [ly for ly in self.layers if ly.tier == "context" and ly.id not in ("system-message", "project-context")]
             rest = [ly for ly in self.layers if ly not in ctx_first]

@@ -170,6 +170,9 @@ def _skip_reason(doc: Document, profile: VersionProfile) -> str:
         detail = doc.read.detail or "not valid UTF-8"
         if not detail.startswith("not valid UTF-8"):
             detail = f"not UTF-8 ({detail})"
+        if doc.kind.is_memory_store and profile.memory_read_checked:
+            return (f"{detail}; {profile.label} catches the decode error and treats this store as empty "
+                    "(the other store still loads)")
         if doc.kind.is_memory_store:
             return (f"{detail}; {profile.label} raises a decode error loading the memory store, "
                     "so no memory is loaded")
@@ -201,9 +204,10 @@ def read_blocks(kind: DocumentKind, read, profile: VersionProfile, path: str = "
         return False
     if kind.is_memory_store:
         return True
-    if profile.lineage != "0.19":
+    if profile.context_nonblocking_reads:
         return False
-    if kind is DocumentKind.AGENTS_MD and PurePosixPath(path.replace("\\", "/")).name == "AGENTS.override.md":
+    if kind is DocumentKind.AGENTS_MD and not profile.agents_override and \
+            PurePosixPath(path.replace("\\", "/")).name == "AGENTS.override.md":
         return False  # 0.19.0 does not read that name
     return kind in (DocumentKind.SOUL_MD, DocumentKind.AGENTS_MD, DocumentKind.CLAUDE_MD,
                     DocumentKind.CURSORRULES, DocumentKind.CURSOR_RULE)
@@ -233,7 +237,7 @@ def unreadable_consequence(kind: DocumentKind, read, profile: VersionProfile, pa
             # in that directory; as a hint, latest refuses a target outside the working directory
             # (agent/subdirectory_hints.py @ 0081f93d, _resolved_hint_target), 0.19.0 reads it (is_file(), read_text())
             started = f"{label} follows the link and loads the target for a session started in {where}/"
-            if profile.lineage == "0.19":
+            if not profile.hint_target_guard:
                 return f"{started}, and as a subdirectory hint when the agent enters {where}/; hermes-audit does not read it"
             return (f"{started} (as a subdirectory hint of a session started higher up it is refused); "
                     "hermes-audit does not read it")
@@ -255,7 +259,7 @@ def unreadable_consequence(kind: DocumentKind, read, profile: VersionProfile, pa
             return f"{label} gives up reading it after 5 s (context_file_read_timeout) and uses its default identity"
         if kind is DocumentKind.HERMES_MD:
             return f"{label} checks is_file() first and treats it as absent"
-        if kind is DocumentKind.AGENTS_MD and profile.lineage == "0.19" and \
+        if kind is DocumentKind.AGENTS_MD and not profile.agents_override and \
                 PurePosixPath(path.replace("\\", "/")).name == "AGENTS.override.md":
             return f"{label} does not read this name"
         if kind.is_context and kind is not DocumentKind.GENERIC:
@@ -271,7 +275,7 @@ def _is_hint_name(path: str, profile: VersionProfile) -> bool:
 
     from hermes_audit.hermes.hints import HINT_FILENAMES_019, HINT_FILENAMES_LATEST  # (hints imports this module)
 
-    names = HINT_FILENAMES_019 if profile.lineage == "0.19" else HINT_FILENAMES_LATEST
+    names = HINT_FILENAMES_LATEST if profile.hint_agents_override else HINT_FILENAMES_019
     return PurePosixPath(path.replace("\\", "/")).name in names
 
 
