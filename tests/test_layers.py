@@ -1,0 +1,187 @@
+"""The import graph of ``hermes_audit`` points only down (issue 21; the map is in docs/development.md,
+"Architecture").
+
+The graph is built from the source's syntax tree, every ``import`` and ``from ... import`` of a
+``hermes_audit`` module counted, the ones inside functions too (an import moved into a function to
+dodge a cycle is still an edge). Three checks:
+
+* no cycle at all, not even between two modules of one layer;
+* each module imports only modules of its own layer or of a lower one (:data:`LAYERS`);
+* an import inside a function (or method) appears in :data:`LAZY_IMPORTS` with the reason it is
+  not at the top of the module: start-up time (a command, a report format or a rare path that a
+  plain ``hermes-audit scan`` does not use, tests/test_startup_imports.py). Nothing else may be
+  imported lazily, and an entry that no longer matches an import is reported too.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "hermes_audit"
+
+#: The layers, lowest first: (name, module-name prefixes). A module belongs to the layer of its longest
+#: matching prefix (``hermes_audit`` alone is the package's ``__init__``: the version and the project URL).
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    # value types every layer speaks (Severity, Confidence, Span, Finding, fingerprints), glob syntax
+    ("base", ("hermes_audit", "hermes_audit.findings", "hermes_audit.pathglobs")),
+    # reading files safely, kinds, discovery; atomic writes and the on-disk data cache
+    ("documents", ("hermes_audit.documents", "hermes_audit.atomic", "hermes_audit.datacache")),
+    # rules as data (the YAML catalog, Hermes' parity catalog among it), compiled patterns, prefilters,
+    # keyword search, the pattern deadline, NFKC: what both the Hermes model and the audit engine match with
+    ("patterns", ("hermes_audit.patterns",)),
+    # the model of one Hermes version: given documents, what Hermes does (never the audit engine)
+    ("hermes", ("hermes_audit.hermes",)),
+    # views, matching, text-only detectors, grading, findings of one document
+    ("engine", ("hermes_audit.engine",)),
+    # scan, memory, profile and prompt audits: the model's facts and the engine's findings combined;
+    # suppressions, baselines, fixes, configuration, parallel scanning, profile sources
+    ("audits", ("hermes_audit.audits",)),
+    ("reporters", ("hermes_audit.reporters",)),
+    # the command line, the scan server (a CLI that stays warm) and the GitHub Action's entry point
+    ("cli", ("hermes_audit.cli", "hermes_audit.server", "hermes_audit.action", "hermes_audit.__main__")),
+]
+
+_STARTUP = "start-up time: "
+#: (importing module, imported module) -> why that import sits inside a function. Every such import also
+#: carries the reason as a comment in the code.
+LAZY_IMPORTS: dict[tuple[str, str], str] = {}
+
+
+def _modules() -> dict[str, Path]:
+    mods = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        mods[name] = path
+    return mods
+
+
+def _imports(name: str, path: Path, known: set[str]) -> list[tuple[str, bool, int]]:
+    """``(imported module, inside a function, line)`` for each import of a package module by ``name``;
+    ``from a import b`` imports ``a.b`` when that is a module, else ``a``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            targets: list[str] = []
+            if isinstance(child, ast.Import):
+                targets = [a.name for a in child.names]
+            elif isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package.split(".")[: len(package.split(".")) - (child.level - 1)]
+                    mod = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    mod = child.module or ""
+                targets = [f"{mod}.{a.name}" if f"{mod}.{a.name}" in known else mod for a in child.names]
+            for target in dict.fromkeys(targets):
+                while target and target not in known:  # ``import a.b.c`` of a name inside a module
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    found.append((target, in_function, child.lineno))
+            visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+    visit(tree, False)
+    return found
+
+
+def _graph() -> dict[str, list[tuple[str, bool, int]]]:
+    mods = _modules()
+    return {name: _imports(name, path, set(mods)) for name, path in mods.items()}
+
+
+def layer_of(module: str) -> int:
+    best, rank = -1, None
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            exact = prefix == "hermes_audit"
+            if (module == prefix or (not exact and module.startswith(prefix + "."))) and len(prefix) > best:
+                best, rank = len(prefix), i
+    if rank is None:
+        raise AssertionError(f"{module} is in no layer of LAYERS")
+    return rank
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out = []
+    for root in edges:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(edges.get(w, ())))))
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+    return out
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return _graph()
+
+
+def test_every_module_is_in_a_layer(graph):
+    for module in graph:
+        layer_of(module)
+
+
+def test_no_import_cycle(graph):
+    edges = {m: {t for t, _, _ in imps} for m, imps in graph.items()}
+    assert _cycles(edges) == []
+
+
+def test_imports_point_only_down(graph):
+    upward = [f"{m}:{line} imports {t} ({LAYERS[layer_of(m)][0]} -> {LAYERS[layer_of(t)][0]})"
+              for m, imps in graph.items() for t, _, line in imps if layer_of(t) > layer_of(m)]
+    assert upward == []
+
+
+def test_imports_inside_functions_are_only_the_allowed_lazy_ones(graph):
+    lazy = {(m, t): line for m, imps in graph.items() for t, inner, line in imps if inner}
+    unexplained = [f"{m}:{line} imports {t} inside a function" for (m, t), line in lazy.items()
+                   if (m, t) not in LAZY_IMPORTS]
+    assert unexplained == []
+    assert sorted(set(LAZY_IMPORTS) - set(lazy)) == []  # no stale entry
+    assert all(reason.strip() for reason in LAZY_IMPORTS.values())
+
+
+def test_the_checks_can_fail():
+    """The cycle finder and the layer table see a cycle and an upward import when there is one."""
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert layer_of("hermes_audit.engine.engine") > layer_of("hermes_audit.hermes.context")
+    assert layer_of("hermes_audit.findings") == 0 and layer_of("hermes_audit") == 0
+    assert layer_of("hermes_audit.cli.main") == len(LAYERS) - 1
