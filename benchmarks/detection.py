@@ -121,7 +121,7 @@ def _scan_file(root: Path, hermes_name: str, catalog, families: dict[str, str]) 
 
 def evaluate(manifest_dir: Path, rows: Optional[list[Row]] = None) -> list[Row]:
     """Scan every row's file (benign files copied under their Hermes name into a directory of their own)."""
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
 
     catalog = load_catalog()
     families = {r.code: r.family for r in catalog.all_rules()}

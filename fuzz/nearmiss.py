@@ -53,7 +53,7 @@ class Outcome:
 
 @lru_cache(maxsize=1)
 def _catalog():
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
 
     return load_catalog()
 
@@ -61,7 +61,7 @@ def _catalog():
 @lru_cache(maxsize=1)
 def subjects() -> tuple:
     """Every Hermes pattern of every version profile, and every audit rule with patterns."""
-    from hermes_audit.engine.catalog import VERSIONS
+    from hermes_audit.patterns.catalog import VERSIONS
 
     cat = _catalog()
     out = []

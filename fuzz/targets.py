@@ -24,7 +24,7 @@ RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\
 
 @lru_cache(maxsize=1)
 def _setup():
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
     from hermes_audit.engine.engine import Engine
     from hermes_audit.hermes.threats import scanner_for
 

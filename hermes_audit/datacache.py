@@ -11,7 +11,7 @@ so a stale entry is never used: a changed input gives a different digest.
 * The rule catalog and the confusables table are also found by a cheap key (``catalogkey`` and
   ``confusableskey`` entries, :func:`stat_key`): a digest of the input and code files' size, modification
   time, change time and inode, mapping to the content digest of the entry
-  (``hermes_audit.engine.catalog._stat_key``, ``hermes_audit.engine.deobfuscate.confusable_prototypes``),
+  (``hermes_audit.patterns.catalog._stat_key``, ``hermes_audit.engine.deobfuscate.confusable_prototypes``),
   so unchanged files are not read or hashed. Any change to a file changes its change time: the cheap key
   misses and the content is hashed in full.
 * Never anything from the scanned repository: the cache holds only data

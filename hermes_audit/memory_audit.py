@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, ReadStatus
-from hermes_audit.engine.catalog import Catalog, Rule, load_catalog
+from hermes_audit.patterns.catalog import Catalog, Rule, load_catalog
 from hermes_audit.engine.engine import Engine, EngineError
 from hermes_audit.findings import Finding, Severity, assign_fingerprints
 from hermes_audit.hermes import memory as mem

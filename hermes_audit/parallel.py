@@ -59,7 +59,7 @@ def _reduce_rule(rule: Any) -> tuple:
 
 
 def _worker_init() -> None:
-    from hermes_audit.engine.catalog import Rule
+    from hermes_audit.patterns.catalog import Rule
 
     copyreg.pickle(Rule, _reduce_rule)
 

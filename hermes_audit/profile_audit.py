@@ -44,7 +44,7 @@ from typing import Any, Iterator, NamedTuple, Optional
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.documents.reader import DEFAULT_MAX_BYTES
-from hermes_audit.engine.catalog import Catalog, Rule, load_catalog
+from hermes_audit.patterns.catalog import Catalog, Rule, load_catalog
 from hermes_audit.engine.engine import Engine, EngineError, make_finding
 from hermes_audit.engine.unicode_chars import printable
 from hermes_audit.findings import Confidence, Finding, Severity, Span, assign_fingerprints
@@ -293,7 +293,7 @@ def audit_distribution(
 
     ``source`` is what the user gave (shown, already redacted);
     ``source_kind`` is ``directory``, ``git`` or ``installed``. Nothing in
-    ``root`` is written. Raises :class:`~hermes_audit.engine.catalog.CatalogError`
+    ``root`` is written. Raises :class:`~hermes_audit.patterns.catalog.CatalogError`
     or ``ValueError`` (unknown version) only; everything about the
     distribution itself is reported.
     """

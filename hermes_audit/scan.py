@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind, classify
 from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, ReadStatus, is_dir_symlink, is_real_dir, read_file
-from hermes_audit.engine.catalog import DEFAULT_VERSION, Catalog, Rule, load_catalog
+from hermes_audit.patterns.catalog import DEFAULT_VERSION, Catalog, Rule, load_catalog
 from hermes_audit.engine.engine import Engine, EngineError, make_finding
 from hermes_audit.findings import Finding, Position, Severity, Span, assign_fingerprints
 from hermes_audit.hermes.profiles import VERSIONS, VersionProfile, get_profile
@@ -485,7 +485,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     """Scan ``paths`` and return documents, verdicts and findings (filtered by the options).
 
     Raises ``ValueError`` for an unknown Hermes version or selector, and
-    :class:`~hermes_audit.engine.catalog.CatalogError` for a broken rules directory.
+    :class:`~hermes_audit.patterns.catalog.CatalogError` for a broken rules directory.
     """
     catalog = catalog or load_catalog(options.rules_dir)
     profile = get_profile(options.hermes_version)

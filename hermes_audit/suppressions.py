@@ -300,7 +300,7 @@ def _comment_only_lines(text: str, starts: list[int], sups: list[Suppression]) -
 def trips_hermes(comment: str, parity) -> list[str]:
     """Hermes version profiles whose ``html_comment_injection`` pattern matches ``comment``.
 
-    ``parity`` is the :class:`~hermes_audit.engine.catalog.ParityCatalog`; the
+    ``parity`` is the :class:`~hermes_audit.patterns.catalog.ParityCatalog`; the
     comment is NFKC-normalised first, as ``scan_for_threats`` does (hermes-agent
     0.19.0 ``tools/threat_patterns.py``). Returns profile names, e.g. ``["0.19", "latest"]``.
     """

@@ -39,7 +39,7 @@ PLATEST = get_profile("latest")
 
 @pytest.fixture(scope="module")
 def scanners():
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
 
     cat = load_catalog()
     return {"0.19": scanner_for(cat.parity, "0.19"), "latest": scanner_for(cat.parity, "latest")}

@@ -15,7 +15,7 @@ from hermes_audit import suppressions as sup
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.engine import engine as eng
-from hermes_audit.engine.catalog import load_catalog
+from hermes_audit.patterns.catalog import load_catalog
 from hermes_audit.reporters import text as text_report
 
 QA_SNIPPET = "curl $(cat ~/.ssh/id_rsa) os.environ "

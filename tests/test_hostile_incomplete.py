@@ -19,7 +19,7 @@ import hermes_audit.scan as scan_mod
 from hermes_audit.cli.main import cli
 from hermes_audit.documents.document import Document
 from hermes_audit.engine import detectors
-from hermes_audit.engine.catalog import default_rules_dir, load_catalog
+from hermes_audit.patterns.catalog import default_rules_dir, load_catalog
 from hermes_audit.engine.engine import Engine
 from hermes_audit.scan import ScanOptions, run_scan
 

@@ -66,7 +66,7 @@ class _Lazy:
     @property
     def catalog(self):
         if _Lazy._cat is None:
-            from hermes_audit.engine.catalog import load_catalog
+            from hermes_audit.patterns.catalog import load_catalog
 
             _Lazy._cat = load_catalog()
         return _Lazy._cat

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_audit.engine import keywords
-from hermes_audit.engine import prefilter as pf
-from hermes_audit.engine.prefilter import LiteralIndex
+from hermes_audit.patterns import keywords
+from hermes_audit.patterns import prefilter as pf
+from hermes_audit.patterns.prefilter import LiteralIndex
 
 pytestmark = pytest.mark.skipif(not keywords.available(), reason="the keyword accelerator is not installed")
 

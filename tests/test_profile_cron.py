@@ -104,7 +104,7 @@ def test_cron_scanner_matches_hermes(oracle):
 def test_cron_catalog_equals_hermes(oracle):
     import yaml
 
-    from hermes_audit.engine.catalog import default_rules_dir
+    from hermes_audit.patterns.catalog import default_rules_dir
 
     data = yaml.safe_load((default_rules_dir() / "hermes-cron.yaml").read_text(encoding="utf-8"))
     t = oracle.run("profile_guards", {"catalogs": True})["cron_catalog"]

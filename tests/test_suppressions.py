@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hermes_audit.cli.main import cli
-from hermes_audit.engine.catalog import VERSIONS
+from hermes_audit.patterns.catalog import VERSIONS
 from hermes_audit.hermes.threats import ThreatScanner
 from hermes_audit.scan import ScanOptions, run_scan
 from hermes_audit.suppressions import (

@@ -26,7 +26,7 @@ from hermes_audit.cli.common import echo_err, HERMES_VERSION, HERMES_VERSION_HEL
 
 
 def _scanner(version: str):
-    from hermes_audit.engine.catalog import CatalogError, load_catalog
+    from hermes_audit.patterns.catalog import CatalogError, load_catalog
     from hermes_audit.hermes.threats import scanner_for
 
     try:

@@ -26,7 +26,7 @@ def run_fix(result, targets: Sequence[Path], opts, fix: bool, hermes_blocking: b
     With ``diff`` the process exits here (nothing is written). Raises
     :class:`CliError` for a usage error.
     """
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
     from hermes_audit.fix import FixError, plan_for_document, unified_diff, write_plan
     from hermes_audit.scan import run_scan
 

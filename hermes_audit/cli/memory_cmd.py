@@ -118,7 +118,7 @@ def memory(paths, profile_name, hermes_version, target, memory_limit, user_limit
     (a FIFO), 2 usage or input error, 3 incomplete.
     """
     hermes_version = default_hermes_version(hermes_version)
-    from hermes_audit.engine.catalog import CatalogError
+    from hermes_audit.patterns.catalog import CatalogError
     from hermes_audit.findings import Severity
     from hermes_audit.memory_audit import MemoryInputError, audit_memory
 

@@ -300,7 +300,7 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
         require_session_model(get_profile(hermes_version), 'hermes-audit profile (the install plan)')
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    from hermes_audit.engine.catalog import CatalogError
+    from hermes_audit.patterns.catalog import CatalogError
     from hermes_audit.findings import Severity
     from hermes_audit.gitsource import GitSourceError, cloned, redact_url
     from hermes_audit.hermes.cron_guard import CronGuardError

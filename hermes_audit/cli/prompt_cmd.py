@@ -236,7 +236,7 @@ def prompt(cwd, hermes_home, profile_name, hermes_version, context_length, platf
         require_session_model(get_profile(hermes_version), 'hermes-audit prompt (the system-prompt dry run)')
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    from hermes_audit.engine.catalog import CatalogError, load_catalog
+    from hermes_audit.patterns.catalog import CatalogError, load_catalog
     from hermes_audit.findings import assign_fingerprints
     from hermes_audit.hermes import memory as mem
     from hermes_audit.hermes.hermes_source import SourceError, find_source

@@ -10,7 +10,7 @@ from hermes_audit.cli.common import HERMES_VERSION, HERMES_VERSION_HELP, default
 
 
 def _catalog():
-    from hermes_audit.engine.catalog import CatalogError, load_catalog
+    from hermes_audit.patterns.catalog import CatalogError, load_catalog
 
     try:
         return load_catalog()

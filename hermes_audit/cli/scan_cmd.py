@@ -149,7 +149,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     from hermes_audit.config import Config, ConfigError, load_config
     from hermes_audit.documents.gitroot import find_git_root
     from hermes_audit.documents.kinds import DocumentKind
-    from hermes_audit.engine.catalog import CatalogError
+    from hermes_audit.patterns.catalog import CatalogError
     from hermes_audit.findings import Severity
     from hermes_audit.scan import ScanOptions, UnknownSelector, run_scan
 

@@ -35,7 +35,7 @@ MAX_COMMENT_CHARS = 4000
 def _compile(pattern: str) -> Any:
     """``regex.compile(pattern, IGNORECASE | DOTALL)`` (a ``regex`` pattern), from the catalog cache's
     op-codes when it has them; ``regex`` itself is then not imported (issue 8)."""
-    from hermes_audit.engine.regex_code import compile_known  # op-codes cached with the catalog (issue 8)
+    from hermes_audit.patterns.regex_code import compile_known  # op-codes cached with the catalog (issue 8)
 
     return compile_known(pattern, _FLAGS)
 

@@ -3,7 +3,7 @@
 Inputs: a :class:`~hermes_audit.documents.document.Document`, the rules to
 run, and (for parity findings) the Hermes verdict. Every finding carries a
 span in the document's own text; matches found in a normalised view are
-mapped back through :mod:`hermes_audit.engine.normalize`.
+mapped back through :mod:`hermes_audit.patterns.normalize`.
 
 A rule that fails (a regular expression that times out, a detector that
 raises) does not stop the scan: it is recorded in :attr:`EngineResult.errors`
@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Iterable, Optional
 
 from hermes_audit.documents.document import Document
 from hermes_audit.engine import unicode_chars as uc
-from hermes_audit.engine.catalog import Rule
+from hermes_audit.patterns.catalog import Rule
 from hermes_audit.engine.detectors import DETECTORS, DetectorHit, shown_decoded
-from hermes_audit.engine.normalize import MappedText, nfkc
+from hermes_audit.patterns.normalize import MappedText, nfkc
 from hermes_audit.engine.overlap import merge_overlapping
 from hermes_audit.engine.redact import redact, redact_decoded
 from hermes_audit.findings import Confidence, Finding, Severity, Span
@@ -109,14 +109,14 @@ class Views:
         return v
 
     def index(self, name: str):
-        """The keyword index (:class:`~hermes_audit.engine.prefilter.LiteralIndex`) of view ``name``'s text;
+        """The keyword index (:class:`~hermes_audit.patterns.prefilter.LiteralIndex`) of view ``name``'s text;
         views with the same text share one."""
         idx = self._index_by_name.get(name)  # issue 8: one dict look-up per rule once built
         if idx is None:
             text = self.get(name).text
             idx = self._indexes.get(text)
             if idx is None:
-                from hermes_audit.engine.prefilter import LiteralIndex
+                from hermes_audit.patterns.prefilter import LiteralIndex
 
                 idx = self._indexes[text] = LiteralIndex(text)
             self._index_by_name[name] = idx
@@ -129,9 +129,9 @@ class Views:
 
     def matches(self, name: str, pattern, timeout: Optional[float] = None):
         """``pattern.finditer`` over view ``name``, skipped when a required keyword is absent and tried only
-        where a leading keyword starts (issue 8, :func:`hermes_audit.engine.prefilter.iter_matches`: the same
+        where a leading keyword starts (issue 8, :func:`hermes_audit.patterns.prefilter.iter_matches`: the same
         matches). Views with the same text share one keyword index."""
-        from hermes_audit.engine.prefilter import iter_matches
+        from hermes_audit.patterns.prefilter import iter_matches
 
         return iter_matches(pattern, self.get(name).text, self.index(name), timeout)
 
@@ -152,7 +152,7 @@ def rule_gates(rule: Rule) -> tuple:
 
     import regex
 
-    from hermes_audit.engine.prefilter import depth0_units
+    from hermes_audit.patterns.prefilter import depth0_units
 
     global _UNGATEABLE
     if _UNGATEABLE is None:
@@ -189,11 +189,11 @@ def rule_gates(rule: Rule) -> tuple:
 
 def rule_leads(rule: Rule) -> tuple:
     """The leading keywords (folded) of every pattern of ``rule``, as
-    :func:`hermes_audit.engine.prefilter.analyse` finds them; cached per rule code. The engine has the keyword
+    :func:`hermes_audit.patterns.prefilter.analyse` finds them; cached per rule code. The engine has the keyword
     index locate them in one pass on a long text (issue 8: see ``LiteralIndex.locate``)."""
     got = _LEADS.get(rule.code)
     if got is None:
-        from hermes_audit.engine.prefilter import analyse
+        from hermes_audit.patterns.prefilter import analyse
 
         words: dict = {}
         for p in rule.compiled:
@@ -236,7 +236,7 @@ class _Gating:
         """How many members of the group ``head`` may match by their keyword prefilters (at most 2 counted)."""
         if not self.patterns:
             return 2
-        from hermes_audit.engine.prefilter import prefilter_for
+        from hermes_audit.patterns.prefilter import prefilter_for
 
         index, live = self.views.index(self.view), 0
         for j, g in enumerate(self.gates):
@@ -264,7 +264,7 @@ def rule_matches(views: Views, rule: Rule, timeout: Optional[float] = None):
     what :meth:`Engine.run` finds for the rule before keyword dispatch, which only skips patterns that cannot
     match (issue 8; the worst-case benchmark measures a rule with it). Gates only on views of at least
     :data:`GATE_MIN_CHARS` characters, as in :meth:`Engine.run`."""
-    from hermes_audit.engine.prefilter import prefilter_for
+    from hermes_audit.patterns.prefilter import prefilter_for
 
     gating = _long_text_gating(views, rule, timeout)
     for i, pat in enumerate(rule.compiled):
@@ -400,7 +400,7 @@ class Engine:
 
     def _live_slots(self, kind, index) -> Optional[set]:
         """The slots of the patterns worth checking on the text of ``index`` (a
-        :class:`~hermes_audit.engine.prefilter.LiteralIndex`): those listed under a keyword present
+        :class:`~hermes_audit.patterns.prefilter.LiteralIndex`): those listed under a keyword present
         (:func:`_register_triggers`), and those always tried; ``None`` when the accelerator does not answer for
         that text (then every pattern's prefilter is checked)."""
         got = index.present_keywords()
@@ -550,7 +550,7 @@ class Engine:
             result.findings.append(outer)
 
 
-_prefilter_for = None  # hermes_audit.engine.prefilter.prefilter_for, imported on first need
+_prefilter_for = None  # hermes_audit.patterns.prefilter.prefilter_for, imported on first need
 
 
 def _pattern_info(p) -> tuple:
@@ -561,7 +561,7 @@ def _pattern_info(p) -> tuple:
     one)."""
     global _prefilter_for
     if _prefilter_for is None:
-        from hermes_audit.engine.prefilter import prefilter_for as _prefilter_for
+        from hermes_audit.patterns.prefilter import prefilter_for as _prefilter_for
     pf = _prefilter_for(p)
     key = (p.pattern, p.flags)
     got = _PATTERNS[key] = (pf, key, len(_PATTERNS), pf is not None and pf.clauses)
@@ -579,7 +579,7 @@ def _check_prefilters(key: tuple, pf) -> tuple:
     with fewer look-ups); the ASCII variant drops non-ASCII keywords (an ASCII text holds none, and folding keeps
     ASCII ASCII), so a clause left empty fails at once and a rule written for another script costs one look-up
     there."""
-    from hermes_audit.engine.prefilter import Prefilter
+    from hermes_audit.patterns.prefilter import Prefilter
 
     clauses = pf.clauses
     if any(len(a) > len(b) for a, b in zip(clauses, clauses[1:])):
@@ -629,7 +629,7 @@ def _register_triggers(search, plans) -> None:
 
 
 def _rule_like(f: Finding) -> Rule:
-    from hermes_audit.engine.catalog import Rule as R
+    from hermes_audit.patterns.catalog import Rule as R
 
     return R(
         code=f.rule_id, name=f.rule_name, family=f.family, severity=f.severity, confidence=f.confidence,

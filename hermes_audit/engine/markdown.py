@@ -32,7 +32,7 @@ import bisect
 import re
 from typing import Optional
 
-from hermes_audit.engine.regex_code import re_compile_builtin as _compile  # issue 8: op-codes from the catalog cache
+from hermes_audit.patterns.regex_code import re_compile_builtin as _compile  # issue 8: op-codes from the catalog cache
 from hermes_audit.engine.negation import lead_in
 from hermes_audit.findings import Severity
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from hermes_audit.engine.regex_code import re_compile_builtin as _compile
+from hermes_audit.patterns.regex_code import re_compile_builtin as _compile
 from hermes_audit.findings import Severity
 
 #: Characters looked back from a match for the negation that opens its clause.

@@ -25,7 +25,7 @@ import unicodedata
 from typing import Iterator, Optional
 
 from hermes_audit.engine.detectors import DetectorHit, distinct_chars
-from hermes_audit.engine.regex_code import compile_builtin  # issue 8: op-codes from the catalog cache
+from hermes_audit.patterns.regex_code import compile_builtin  # issue 8: op-codes from the catalog cache
 from hermes_audit.engine.unicode_chars import printable
 
 #: Most encoded-looking runs decoded per document.

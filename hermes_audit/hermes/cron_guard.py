@@ -65,7 +65,7 @@ _CACHE: dict[str, CronCatalog] = {}
 
 def load_cron_catalog(path: Optional[Path] = None) -> CronCatalog:
     """Load ``rules/hermes-cron.yaml``; the invisible set is the parity catalog's (0.19). Raises :class:`CronGuardError`."""
-    from hermes_audit.engine.catalog import default_rules_dir, load_catalog
+    from hermes_audit.patterns.catalog import default_rules_dir, load_catalog
 
     p = (path or default_rules_dir() / "hermes-cron.yaml").resolve()
     if str(p) in _CACHE:

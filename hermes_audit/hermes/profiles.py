@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 
-from hermes_audit.engine.catalog import DEFAULT_VERSION, VERSIONS as SCANNER_CATALOGS
+from hermes_audit.patterns.catalog import DEFAULT_VERSION, VERSIONS as SCANNER_CATALOGS
 
 
 class ProfileError(Exception):

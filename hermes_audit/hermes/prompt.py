@@ -2105,7 +2105,7 @@ def parse_prompt_scenario(text: str) -> tuple[PromptSettings, Any, str, dict[str
 
 def scenario_prompt_issues(text: str) -> list[tuple[PromptIssue, tuple[int, int]]]:
     """Run the prompt model on a scenario; each issue with the span of its file's ``===`` line."""
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
     from hermes_audit.hermes.profiles import get_profile
     from hermes_audit.hermes.threats import scanner_for
 

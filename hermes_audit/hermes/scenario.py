@@ -133,7 +133,7 @@ def parse_scenario(text: str) -> Scenario:
 
 def scenario_issues(text: str) -> list[tuple[LoadingIssue, tuple[int, int]]]:
     """Run the loading model on a scenario; each issue with the span of its file's ``===`` line."""
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
     from hermes_audit.engine.engine import Engine
     from hermes_audit.hermes.profiles import get_profile
     from hermes_audit.hermes.threats import scanner_for

@@ -98,7 +98,7 @@ class GuardCatalog:
 
 
 def default_catalog_path() -> Path:
-    from hermes_audit.engine.catalog import default_rules_dir
+    from hermes_audit.patterns.catalog import default_rules_dir
 
     return default_rules_dir() / "skills-guard.yaml"
 
@@ -173,12 +173,12 @@ STRUCTURAL_CHECKS = {
 
 
 def guard_rules(cat: Optional["GuardCatalog"] = None) -> list:
-    """The skills guard as read-only :class:`~hermes_audit.engine.catalog.Rule` objects, one per pattern
+    """The skills guard as read-only :class:`~hermes_audit.patterns.catalog.Rule` objects, one per pattern
     (codes HS001-HS1xx, in Hermes' order) and per structural check (HS201-HS208), built from
     ``rules/skills-guard.yaml``. ``hermes-audit profile`` reports the guard's findings with these rules;
     ``rules --all`` lists them and ``explain HSnnn`` prints their help. They have no detector: the
     engine never runs them. Raises :class:`SkillsGuardError` when the data file is broken."""
-    from hermes_audit.engine.catalog import Rule
+    from hermes_audit.patterns.catalog import Rule
     from hermes_audit.findings import Confidence
 
     cat = cat or load_guard_catalog()

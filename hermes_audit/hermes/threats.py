@@ -24,7 +24,7 @@ the two). The fast path differs only in what it skips:
   of characters present is computed only when one is there;
 * an ASCII window is already in NFKC, so ``unicodedata.normalize`` is skipped;
 * every pattern has a literal-keyword prefilter derived from its own text
-  (:mod:`hermes_audit.engine.prefilter`), checked on the folded NFKC text; the
+  (:mod:`hermes_audit.patterns.prefilter`), checked on the folded NFKC text; the
   keywords of all patterns of a scope form one table, each keyword looked up
   at most once per text, in the text's distinct whitespace-separated tokens
   (a keyword without whitespace can only occur inside one token), or, with
@@ -38,8 +38,8 @@ the two). The fast path differs only in what it skips:
 
 Deadline (issue 18). Hermes' patterns backtrack for hours on some texts (``translate\\s+[^\\n]{0,512}
 \\s+into\\s+[^\\n]{0,512}...`` on a 1.8 KB line of spaces); Hermes' session then hangs at load. Each
-pattern's search of one text runs under :func:`hermes_audit.engine.deadline.call_with_deadline`
-(:func:`~hermes_audit.engine.deadline.hermes_deadline` seconds, the unchanged ``re`` search interrupted
+pattern's search of one text runs under :func:`hermes_audit.patterns.deadline.call_with_deadline`
+(:func:`~hermes_audit.patterns.deadline.hermes_deadline` seconds, the unchanged ``re`` search interrupted
 by a timer signal). A search that passes it counts as no match, and is recorded in
 :attr:`ThreatScanner.stalls` (one :class:`Stall` per pattern and text: a second scan of the same text
 skips the pattern at once); the pipeline turns each into a finding and an error (run incomplete, exit 3).
@@ -54,11 +54,11 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Optional
 
-from hermes_audit.engine.catalog import SCOPES, ParityCatalog, Rule, materialize
-from hermes_audit.engine.deadline import PatternDeadline, call_with_deadline, hermes_deadline
-from hermes_audit.engine.normalize import nfkc
-from hermes_audit.engine.prefilter import DIRECT_SEARCH_CHARS, Prefilter, analyse, depth0_units, fold
-from hermes_audit.engine.regex_code import known_tail
+from hermes_audit.patterns.catalog import SCOPES, ParityCatalog, Rule, materialize
+from hermes_audit.patterns.deadline import PatternDeadline, call_with_deadline, hermes_deadline
+from hermes_audit.patterns.normalize import nfkc
+from hermes_audit.patterns.prefilter import DIRECT_SEARCH_CHARS, Prefilter, analyse, depth0_units, fold
+from hermes_audit.patterns.regex_code import known_tail
 
 try:  # Python 3.11+
     from re import _constants as _c  # type: ignore[attr-defined]
@@ -78,7 +78,7 @@ _GAP_MIN = 64
 
 def _top_level_alternation(pattern: str) -> Optional[bool]:
     """Whether ``pattern`` has a ``|`` outside every group and class (``None``: not sure, e.g. an
-    unbalanced text; :func:`~hermes_audit.engine.prefilter.depth0_units` reads the text)."""
+    unbalanced text; :func:`~hermes_audit.patterns.prefilter.depth0_units` reads the text)."""
     try:
         return any(kind == "|" for _start, _end, kind, _atom_end in depth0_units(pattern))
     except ValueError:
@@ -312,7 +312,7 @@ class ThreatScanner:
         self._keyword_search = None
         #: issue 8: True when the audit rules will also search the same texts for their keywords (a full scan,
         #: set by :func:`hermes_audit.scan.run_scan`): the keywords are then looked up with the audit's shared
-        #: keyword search (:func:`hermes_audit.engine.prefilter.shared_keyword_search`), which keeps its answer
+        #: keyword search (:func:`hermes_audit.patterns.prefilter.shared_keyword_search`), which keeps its answer
         #: for the audit's raw view of the same text, instead of a pass of this scanner's own. Speed only.
         self.share_keywords = False
         self._shared: tuple = (None, False)  # (shared keyword search, whether it holds all of this scanner's keys)
@@ -337,8 +337,8 @@ class ThreatScanner:
 
     def _search(self):
         """The optional C-level keyword search over the unspaced prefilter literals
-        (:mod:`hermes_audit.engine.keywords`), or ``None`` when it is not installed or switched off."""
-        from hermes_audit.engine import keywords
+        (:mod:`hermes_audit.patterns.keywords`), or ``None`` when it is not installed or switched off."""
+        from hermes_audit.patterns import keywords
 
         if not keywords.available():
             return None
@@ -398,7 +398,7 @@ class ThreatScanner:
     def _shared_present(self, folded: str, own) -> Optional[set]:
         """The members of ``own.keys`` in ``folded`` from the audit's shared keyword search, or ``None`` when
         that search is off or does not hold all of them (see :attr:`share_keywords`)."""
-        from hermes_audit.engine.prefilter import shared_keyword_search
+        from hermes_audit.patterns.prefilter import shared_keyword_search
 
         shared = shared_keyword_search()
         if shared is None:

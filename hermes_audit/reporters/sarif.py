@@ -404,7 +404,7 @@ def build_log(result, include_suppressed: bool = False, category: Optional[str] 
     """The SARIF log (sarif-om objects) of a scan result. ``root`` is the repository root
     that result URIs are relative to (default: ``ScanOptions.identity_root()``, the repository root the scan
     identifies files by)."""
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
 
     if root is None:
         root = result.options.identity_root()

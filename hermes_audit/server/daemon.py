@@ -78,7 +78,7 @@ def installation_dirs() -> list[str]:
 
 
 def _installation() -> set[str]:
-    from hermes_audit.engine.catalog import default_rules_dir
+    from hermes_audit.patterns.catalog import default_rules_dir
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = set()  # a set: in a wheel the rules are inside the package (``_rules``); directories end with "/"
@@ -188,7 +188,7 @@ def warm_up() -> None:
     import tempfile
 
     from hermes_audit.cli.main import cli
-    from hermes_audit.engine.catalog import load_catalog, materialize
+    from hermes_audit.patterns.catalog import load_catalog, materialize
 
     catalog = load_catalog()
     examples = []

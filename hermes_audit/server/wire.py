@@ -52,7 +52,7 @@ DIR_ENV = "HERMES_AUDIT_SERVER_DIR"
 NO_SERVER_ENV = "HERMES_AUDIT_NO_SERVER"
 #: Set to anything but ``""``/``"0"``: a ``scan`` that finds no server starts one for the next run.
 AUTOSTART_ENV = "HERMES_AUDIT_SERVER"
-#: Environment variables that hermes-audit reads when a module is imported (``engine/keywords.py``): a
+#: Environment variables that hermes-audit reads when a module is imported (``patterns/keywords.py``): a
 #: request whose values differ from the server's is declined and runs in-process.
 IMPORT_TIME_ENV = ("HERMES_AUDIT_PURE_PYTHON",)
 _HEAD = struct.Struct("!I")

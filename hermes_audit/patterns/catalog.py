@@ -63,7 +63,7 @@ class LazyPattern:
         self.pattern = pattern
         self.flags = flags
         self._compiled = compiled
-        #: the op-codes (:mod:`hermes_audit.engine.regex_code`, a ``regex`` or ``re`` record), when known
+        #: the op-codes (:mod:`hermes_audit.patterns.regex_code`, a ``regex`` or ``re`` record), when known
         self.code = code
 
     def get(self) -> Any:
@@ -71,7 +71,7 @@ class LazyPattern:
         c = self._compiled
         if c is None:
             if self.code is not None:
-                from hermes_audit.engine import regex_code
+                from hermes_audit.patterns import regex_code
 
                 c = (regex_code.from_code if self.module == "regex" else regex_code.re_from_code)(self.code)
             if c is None:
@@ -346,7 +346,7 @@ def _examples(path: Path, rid: str, d: dict) -> tuple[list[str], list[str]]:
 def _compile_audit(path: Path, rid: str, pat: str, flags: int) -> Any:
     import regex
 
-    from hermes_audit.engine.regex_code import compile_and_capture
+    from hermes_audit.patterns.regex_code import compile_and_capture
 
     try:
         compiled, code = compile_and_capture(pat, flags)
@@ -564,7 +564,7 @@ def _stat_key(names: list) -> Optional[str]:
     read and hashed in full (``None``: a file could not be stat'ed). ``names`` are the rule files' paths."""
     from hermes_audit import __version__
     from hermes_audit.datacache import stat_key
-    from hermes_audit.engine.regex_code import package_files
+    from hermes_audit.patterns.regex_code import package_files
 
     here = Path(__file__).resolve().parent
     # the regex package by its files' signatures, not its __version__: importing it is what issue 8 avoids
@@ -624,8 +624,8 @@ def _write_cache(key: str, cat: "Catalog") -> bool:
     import regex
 
     from hermes_audit import datacache
-    from hermes_audit.engine.prefilter import export_analysis, export_boundary, export_narrowing, narrowing_helpers
-    from hermes_audit.engine.regex_code import compile_and_capture, re_compile_and_capture
+    from hermes_audit.patterns.prefilter import export_analysis, export_boundary, export_narrowing, narrowing_helpers
+    from hermes_audit.patterns.regex_code import compile_and_capture, re_compile_and_capture
 
     pats = [(p, int(re.IGNORECASE)) for r in cat.parity.rules for p in r.version_patterns.values()]
     pats += [(c.pattern, int(c.flags)) for r in cat.rules for c in r.compiled]
@@ -640,7 +640,7 @@ def _write_cache(key: str, cat: "Catalog") -> bool:
                     continue
                 if code is not None:
                     codes[f"{int(_PARAM_PATTERN_FLAGS)}\x00{r.params[k]}"] = code
-    from hermes_audit.engine.regex_code import builtin_codes
+    from hermes_audit.patterns.regex_code import builtin_codes
 
     try:  # the engine's own constant patterns too (issue 8: start-up time; see regex_code.compile_builtin)
         codes.update(builtin_codes())
@@ -659,7 +659,7 @@ def _write_cache(key: str, cat: "Catalog") -> bool:
             tail = tail_pattern(p, compiled.flags)
             tails[f"{int(compiled.flags)}\x00{p}"] = (
                 None if tail is None else (tail.pattern, re_compile_and_capture(tail.pattern, compiled.flags)[1]))
-    from hermes_audit.engine.regex_code import re_builtin_codes
+    from hermes_audit.patterns.regex_code import re_builtin_codes
 
     try:  # the engine's own ``re`` constants (issue 8: see regex_code.re_compile_builtin)
         re_codes.update({k: v for k, v in re_builtin_codes().items() if k not in re_codes})
@@ -690,7 +690,7 @@ def _write_cache(key: str, cat: "Catalog") -> bool:
     par = cat.parity
     parity_rec = ({v: (c.max_scan_chars, tuple(sorted(c.invisible_chars)), c.nfkc) for v, c in par.versions.items()},
                   [_rule_record(r) for r in par.rules], _rule_record(par.invisible_rule))
-    from hermes_audit.engine.regex_code import packed
+    from hermes_audit.patterns.regex_code import packed
 
     try:  # each op-code record as one byte string, loaded when its pattern is first used
         codes = {k: packed(v) for k, v in codes.items()}
@@ -721,8 +721,8 @@ def _from_cache(cached: Any) -> Optional["Catalog"]:
             return None
     except Exception:  # any surprise in the entry: load from YAML instead
         return None
-    from hermes_audit.engine.prefilter import preload_analysis, preload_boundary, preload_narrowing
-    from hermes_audit.engine.regex_code import remember, remember_re, remember_tails
+    from hermes_audit.patterns.prefilter import preload_analysis, preload_boundary, preload_narrowing
+    from hermes_audit.patterns.regex_code import remember, remember_re, remember_tails
 
     preload_analysis(prefilters)
     preload_narrowing(narrowing)
@@ -746,7 +746,7 @@ def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
     YAML is not parsed and, since the same bytes validated with the same code
     when the entry was written, the rules are not validated again; the
     patterns' keyword prefilters and candidate-start narrowing
-    (:func:`hermes_audit.engine.prefilter.narrowing_record`) are not derived
+    (:func:`hermes_audit.patterns.prefilter.narrowing_record`) are not derived
     again, and each pattern
     (``regex`` for audit rules, ``re`` for Hermes' own) is built from its
     recorded op-codes the first time a text passes its prefilter
