@@ -45,6 +45,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Optional
 
 from hermes_audit.patterns import keywords as _keywords
+from hermes_audit.patterns import regex_code
+from hermes_audit.patterns.lazy import materialize
 
 try:  # Python 3.11+
     from re import _constants as _c  # type: ignore[attr-defined]
@@ -1209,8 +1211,6 @@ _REGEX_REVERSE = 0x400
 
 def _compile_helper(is_re: bool, source: str, flags: int):
     """A helper pattern of :func:`narrowing`, built from the catalog cache's op-codes when it has them."""
-    from hermes_audit.patterns import regex_code
-
     return (regex_code.re_compile_known if is_re else regex_code.compile_known)(source, flags)
 
 
@@ -2247,7 +2247,6 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
     pf, lead, density, (lo, hi) = analyse(compiled.pattern, compiled.flags)
     if not index.passes(pf):
         return
-    from hermes_audit.patterns.catalog import materialize
 
     compiled = materialize(compiled)
     folded = index.folded
