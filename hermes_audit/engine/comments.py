@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Iterator
 
-from hermes_audit.engine.detectors import DetectorHit
+from hermes_audit.findings import DetectorHit
 from hermes_audit.engine.unicode_chars import printable
 
 #: Characters of one comment's text that the pattern is matched against.

@@ -14,24 +14,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Optional
 
 from hermes_audit.documents.document import Document
 from hermes_audit.engine import unicode_chars as uc
 from hermes_audit.patterns.catalog import Rule
-from hermes_audit.engine.detectors import DETECTORS, DetectorHit, shown_decoded
+from hermes_audit.engine.detectors import DETECTORS
+from hermes_audit.engine.finding import _format, _rule_like, judge, make_finding
+from hermes_audit.findings import DetectorHit
 from hermes_audit.patterns.normalize import MappedText, nfkc
 from hermes_audit.engine.overlap import merge_overlapping
-from hermes_audit.engine.redact import redact, redact_decoded
-from hermes_audit.findings import Confidence, Finding, Severity, Span
+from hermes_audit.engine.redact import redact
+from hermes_audit.findings import Finding, Severity
 
 if TYPE_CHECKING:  # issue 8: imported on the first hit (start-up time of a clean scan)
     from hermes_audit.engine.markdown import ExampleSpans
 
 #: Seconds one regular expression may run on one document before it is abandoned.
 REGEX_TIMEOUT = 5.0
-#: Characters of a finding's matched text kept in its snippet.
-SNIPPET_CHARS = 160
 #: Findings kept per rule and document; further matches are counted and the last kept finding says how
 #: many (issue 8: a hostile file with millions of matches must not exhaust memory or time).
 MAX_FINDINGS_PER_RULE = 1_000
@@ -60,11 +60,6 @@ _NO_GATES: tuple = ()
 #: A pattern that a gate cannot hold: back-references, named groups and calls (numbering), global inline flags;
 #: look-arounds ``(?=``, ``(?!``, ``(?<=``, ``(?<!`` are held.
 _UNGATEABLE = None
-
-
-class _SafeDict(dict):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
 
 
 @dataclass
@@ -273,92 +268,18 @@ def rule_matches(views: Views, rule: Rule, timeout: Optional[float] = None):
             yield from views.matches(rule.view, pat, timeout)
 
 
-def make_finding(
-    doc: Document,
-    rule: Rule,
-    start: int,
-    end: int,
-    message: str,
-    severity: Optional[Severity] = None,
-    confidence: Optional[Confidence] = None,
-    hermes_pattern_id: Optional[str] = None,
-    decoded: Optional[str] = None,
-) -> Finding:
-    """A finding for ``rule`` at ``[start, end)`` of the document text, snippet redacted and escaped."""
-    extent = doc.extent
-    if extent and start >= extent:  # a hit at the very end (an empty match) points at the last character
-        start = extent - 1
-    end = max(end, start + 1) if extent else end
-    end = min(end, extent)
-    start = min(start, end)
-    matched = doc.slice(start, end)
-    if decoded is not None:
-        shown = redact_decoded(decoded)
-        if shown != decoded:  # the message quotes the decoding: a credential in it is masked there too
-            message = message.replace(decoded, shown)
-            decoded = shown
-    return Finding(
-        rule_id=rule.code,
-        rule_name=rule.name,
-        family=rule.family,
-        severity=severity if severity is not None else rule.severity,
-        confidence=confidence if confidence is not None else rule.confidence,
-        path=doc.path,
-        span=Span(start, end),
-        start=doc.position(start),
-        end=doc.position(end),
-        message=redact(message),  # a message may quote or decode file text (HA306's decoded token)
-        snippet=uc.printable(redact(matched), SNIPPET_CHARS),
-        hermes_pattern_id=hermes_pattern_id,
-        fix=rule.fix or None,
-        decoded=shown_decoded(redact(decoded)) if decoded is not None else None,
-    )
-
-
-def _format(rule: Rule, fields: dict) -> str:
-    try:
-        return rule.message.format_map(_SafeDict(fields))
-    except (ValueError, IndexError):
-        return rule.message
-
-
-def _demote(c: Confidence) -> Confidence:
-    return Confidence(max(int(c) - 1, 0))
-
-
-def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severity,
-          conf: Confidence) -> Optional[tuple[Severity, Confidence, str]]:
-    """Severity, confidence and message note of a prose match ``[start, end)`` of ``text`` (a rule with
-    ``demote_in_examples``), decided by the shared negation and quotation models.
-
-    * forbidden (:func:`hermes_audit.engine.negation.forbidden`: negated on its clause, an item of a list
-      introduced by "must not:", a quoted phrase not to say): ``None``, no finding (as a negation guard written
-      into a pattern would: the text forbids what the rule looks for);
-    * a quoted example or code (:meth:`hermes_audit.engine.markdown.ExampleSpans.describes`): capped at medium,
-      or at low when the text labels it as an attack or a prohibited request
-      (:func:`hermes_audit.engine.negation.labelled_example`); confidence one lower;
-    * otherwise unchanged, with an empty note. Quoted examples are never silenced.
-    """
-    from hermes_audit.engine.markdown import DESCRIBES_SEVERITY_CAP
-    from hermes_audit.engine.negation import FORBIDDEN_SEVERITY_CAP, forbidden, labelled_example
-
-    if forbidden(text, start, end):
-        return None
-    why = examples.describes(start, end)
-    if not why:
-        return sev, conf, ""
-    label = labelled_example(text, start)
-    if label:
-        return (min(sev, FORBIDDEN_SEVERITY_CAP), _demote(conf),
-                f" ({why}, labelled \"{label}\": taken to describe rather than instruct)")
-    return min(sev, DESCRIBES_SEVERITY_CAP), _demote(conf), f" ({why}: it may describe rather than instruct)"
-
-
 class Engine:
-    """Runs audit rules over documents. One engine can serve many documents."""
+    """Runs audit rules over documents. One engine can serve many documents.
+
+    A rule that names a detector runs only when :attr:`detectors` has it: this engine's are the text-only
+    ones (:data:`~hermes_audit.engine.detectors.DETECTORS`); the audits' engine
+    (:class:`hermes_audit.audits.detectors.AuditEngine`) adds the detectors that read the Hermes model."""
+
+    #: detector name -> detector (``text, params -> DetectorHit...``); looked up when a rule runs
+    detectors: Mapping[str, Callable] = DETECTORS
 
     def __init__(self, rules: Iterable[Rule], regex_timeout: float = REGEX_TIMEOUT) -> None:
-        self.rules = [r for r in rules if not r.is_parity]
+        self.rules = [r for r in rules if not r.is_parity and (r.detector is None or r.detector in self.detectors)]
         self.regex_timeout = regex_timeout
         self._decoded_rules = [r for r in self.rules if r.patterns and r.view in ("deobfuscated", "nfkc", "raw")]
         self._plans: dict[str, tuple] = {}  # rule code -> _rule_plan (issue 8)
@@ -436,7 +357,7 @@ class Engine:
             try:
                 if rule.detector:
                     # detectors also get the document kind (memory-store checks depend on it)
-                    hits = DETECTORS[rule.detector](text, {**rule.params, "document_kind": doc.kind.value})
+                    hits = self.detectors[rule.detector](text, {**rule.params, "document_kind": doc.kind.value})
                     for h in hits:
                         if capped.get(rule.code, 0) >= MAX_FINDINGS_PER_RULE:
                             capped[rule.code] += 1  # counted, not kept (issue 8: bounded memory)
@@ -539,7 +460,7 @@ class Engine:
             if len(cache) >= 4096:
                 cache.clear()
             sub = Document.from_text(payload, doc.path, doc.kind)
-            inner = Engine(self._decoded_rules, self.regex_timeout).run(sub)
+            inner = type(self)(self._decoded_rules, self.regex_timeout).run(sub)
             cache[key] = inner
             result.errors.extend(inner.errors)
         for f in inner.findings:
@@ -627,11 +548,3 @@ def _register_triggers(search, plans) -> None:
                 else:
                     got.append(slot)
 
-
-def _rule_like(f: Finding) -> Rule:
-    from hermes_audit.patterns.catalog import Rule as R
-
-    return R(
-        code=f.rule_id, name=f.rule_name, family=f.family, severity=f.severity, confidence=f.confidence,
-        title="", message="", help="", kinds=frozenset({"all"}), source="", fix=f.fix or "",
-    )

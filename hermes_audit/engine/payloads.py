@@ -24,7 +24,8 @@ import re as _re
 import unicodedata
 from typing import Iterator, Optional
 
-from hermes_audit.engine.detectors import DetectorHit, distinct_chars
+from hermes_audit.engine.hits import distinct_chars
+from hermes_audit.findings import DetectorHit
 from hermes_audit.patterns.regex_code import compile_builtin  # issue 8: op-codes from the catalog cache
 from hermes_audit.engine.unicode_chars import printable
 
