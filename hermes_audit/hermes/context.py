@@ -80,7 +80,7 @@ from hermes_audit.hermes.truncation import (
     truncate_content,
 )
 from hermes_audit.hermes.newlines import NewlineMap
-from hermes_audit.hermes.verdict import blocked_marker, manifest_state_from_text
+from hermes_audit.hermes.outcomes import blocked_marker, manifest_state_from_text
 
 #: First line of the ``# Project Context`` block (``build_context_files_prompt``).
 PROJECT_CONTEXT_HEADER = (
@@ -776,7 +776,7 @@ class _Sim:
             e.status, e.reason = MISSING, f"{rd.detail}; Hermes treats it as absent"
             return
         if rd.status is ReadStatus.NOT_REGULAR:
-            from hermes_audit.hermes.verdict import unreadable_consequence  # (verdict imports this module's peers)
+            from hermes_audit.hermes.outcomes import unreadable_consequence  # (verdict imports this module's peers)
 
             e.status, e.reason = SKIPPED, f"{rd.detail}; {unreadable_consequence(e.kind, rd, self.p, e.path)}"
             return
@@ -1178,7 +1178,7 @@ class _Sim:
             e.content = content = new
         user_authored = True
         if self.p.soul_warn_mode:
-            from hermes_audit.hermes.verdict import soul_is_user_authored
+            from hermes_audit.hermes.outcomes import soul_is_user_authored
 
             user_authored = soul_is_user_authored(manifest)
         else:
@@ -1685,20 +1685,3 @@ def _same_as_winner(e: FileEntry, winners: dict[str, FileEntry], report: Context
                 return True
     return False
 
-
-def issues_to_findings(issues: list[LoadingIssue], catalog, display: Optional[Callable[[FileEntry], str]] = None,
-                       selected: Optional[set[str]] = None) -> list:
-    """:class:`~hermes_audit.findings.Finding` objects for ``issues`` (rules looked up by name in ``catalog``)."""
-    from hermes_audit.engine.engine import make_finding
-
-    out = []
-    for it in issues:
-        rule = catalog.find(it.rule)
-        if rule is None or (selected is not None and rule.code not in selected):
-            continue
-        doc = entry_document(it.entry, display(it.entry) if display else None)
-        f = make_finding(doc, rule, it.start, it.end, it.message, severity=it.severity, confidence=it.confidence)
-        if it.fix:
-            f.fix = it.fix
-        out.append(f)
-    return out

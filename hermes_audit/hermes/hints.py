@@ -82,11 +82,8 @@ from hermes_audit.hermes.truncation import (
     strip_text,
     truncate_content,
 )
-from hermes_audit.hermes.verdict import blocked_marker
+from hermes_audit.hermes.outcomes import HINT_FILENAMES_019, HINT_FILENAMES_LATEST, blocked_marker
 
-#: Hint file names in priority order, per version (``_HINT_FILENAMES``).
-HINT_FILENAMES_019 = ("AGENTS.md", "agents.md", "CLAUDE.md", "claude.md", ".cursorrules")
-HINT_FILENAMES_LATEST = ("AGENTS.override.md", *HINT_FILENAMES_019)
 #: ``_PATH_ARG_KEYS`` and ``_COMMAND_TOOLS``.
 PATH_ARG_KEYS = ("path", "file_path", "workdir")
 COMMAND_TOOLS = frozenset({"terminal"})

@@ -48,7 +48,7 @@ from hermes_audit.hermes.profiles import (
 if TYPE_CHECKING:  # pragma: no cover
     from hermes_audit.documents.document import Document
     from hermes_audit.hermes.threats import ThreatScanner
-    from hermes_audit.hermes.verdict import EntryVerdict, LocatedHit
+    from hermes_audit.hermes.outcomes import EntryVerdict, LocatedHit
 
 #: The two stores: target name -> file name (``MemoryStore._path_for``).
 STORE_FILES = {"memory": "MEMORY.md", "user": "USER.md"}
@@ -270,7 +270,7 @@ def scan_entries(
     snapshot holds) and the located parity hits with offsets in ``text``.
     ``filename`` is ``MEMORY.md`` or ``USER.md``.
     """
-    from hermes_audit.hermes.verdict import BLOCKED, LOADED, EntryVerdict, LocatedHit
+    from hermes_audit.hermes.outcomes import BLOCKED, EntryVerdict, LOADED, LocatedHit
 
     nm = NewlineMap(text)
     verdicts: list[EntryVerdict] = []
@@ -546,7 +546,7 @@ def analyse_store(
             note += (f"; {profile.label} raises a decode error in MemoryStore.load_from_disk, "
                      "so neither memory block is loaded")
         elif doc.read.status in (ReadStatus.NOT_REGULAR, ReadStatus.SYMLINK_ESCAPE):
-            from hermes_audit.hermes.verdict import unreadable_consequence  # (verdict.py imports this module)
+            from hermes_audit.hermes.outcomes import unreadable_consequence  # (verdict.py imports this module)
 
             note += f"; {unreadable_consequence(doc.kind, doc.read, profile, doc.path)}"
         else:
@@ -651,7 +651,7 @@ def detect_store(text: str, params: dict):
     Yields :class:`~hermes_audit.engine.detectors.DetectorHit` values with
     spans in ``text``.
     """
-    from hermes_audit.engine.detectors import DetectorHit
+    from hermes_audit.findings import DetectorHit
 
     check = params.get("check")
     target = "user" if params.get("document_kind") == "user-profile" else "memory"

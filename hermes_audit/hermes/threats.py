@@ -215,7 +215,7 @@ class ThreatScanner:
         self._unspaced = frozenset(s for pf in prefilters.values() if pf for s in pf.literals) - self._spaced
         self._keyword_search = None
         #: issue 8: True when the audit rules will also search the same texts for their keywords (a full scan,
-        #: set by :func:`hermes_audit.scan.run_scan`): the keywords are then looked up with the audit's shared
+        #: set by :func:`hermes_audit.audits.scan.run_scan`): the keywords are then looked up with the audit's shared
         #: keyword search (:func:`hermes_audit.patterns.prefilter.shared_keyword_search`), which keeps its answer
         #: for the audit's raw view of the same text, instead of a pass of this scanner's own. Speed only.
         self.share_keywords = False
