@@ -362,8 +362,8 @@ def _rg(env: Env, root: Path) -> Optional[dict]:
 def bench_throughput(env: Env, size: dict) -> dict:
     from hermes_audit.patterns.catalog import load_catalog
     from hermes_audit.hermes.threats import ThreatScanner
-    from hermes_audit.parallel import default_jobs, map_documents
-    from hermes_audit.scan import ScanOptions, run_scan
+    from hermes_audit.audits.parallel import default_jobs, map_documents
+    from hermes_audit.audits.scan import ScanOptions, run_scan
 
     spec = _tree(env, size["tree_mb"], "tree")
     listing = env.work / "tree.list"
@@ -513,10 +513,12 @@ def _best_cpu(run: Callable[[], tuple], first: tuple, limit: float) -> tuple:
 
 def bench_worst(env: Env, size: dict) -> dict:
     from hermes_audit.patterns.catalog import load_catalog, materialize
-    from hermes_audit.engine.detectors import DETECTORS
+    from hermes_audit.audits.detectors import AuditEngine
     from hermes_audit.engine.engine import REGEX_TIMEOUT, Views, rule_gates, rule_leads, rule_matches
     from hermes_audit.patterns.prefilter import fold
     from hermes_audit.hermes.threats import ThreatScanner
+
+    DETECTORS = AuditEngine.detectors  # every detector a rule may name (the text-only ones and the model's)
 
     n = size["worst_chars"]
     mb = n / 1_000_000
@@ -703,7 +705,7 @@ def _dense_line_scans(n: int, cat) -> list[dict]:
     import tempfile
 
     from hermes_audit.reporters import text as text_report
-    from hermes_audit.scan import ScanOptions, run_scan
+    from hermes_audit.audits.scan import ScanOptions, run_scan
 
     rows = []
     with tempfile.TemporaryDirectory() as d:
@@ -748,7 +750,7 @@ def bench_memory(env: Env, size: dict, tree: Optional[generate.TreeSpec]) -> dic
 
     big = generate.big_file(env.work / "big" / "AGENTS.md", int(size["big_mb"] * 1_000_000))
     e = env.env()
-    base = run_proc([env.py, "-c", HWM_PRELUDE + "import hermes_audit.scan"], e)
+    base = run_proc([env.py, "-c", HWM_PRELUDE + "import hermes_audit.audits.scan"], e)
     big_run = run_proc(env.cli("scan", "--no-git", "--format", "json", "-o", str(env.work / "big.json"), str(big),
                                hwm=True), e)
     out: dict = {

@@ -152,7 +152,7 @@ def run_one(subject: Subject, text: str, deadline: float) -> Outcome:
     else:
         from hermes_audit.documents.document import Document
         from hermes_audit.documents.kinds import DocumentKind
-        from hermes_audit.engine.engine import Engine
+        from hermes_audit.audits.detectors import AuditEngine as Engine
 
         rule = next(r for r in cat.rules if r.code == subject.code)
         kind = next((k for k in (DocumentKind.GENERIC, *DocumentKind) if rule.applies_to(k)), DocumentKind.GENERIC)

@@ -139,7 +139,7 @@ def plan_from_env(env: Mapping[str, str]) -> Plan:
 
 #: Events whose checkout is (or may be) the pull request's own tree: auditor mode by default.
 PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
-#: The configuration files hermes-audit reads at a repository root, in order (hermes_audit.config).
+#: The configuration files hermes-audit reads at a repository root, in order (hermes_audit.cli.config).
 CONFIG_NAMES = (".hermes-audit.toml", "pyproject.toml")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_audit.scan import ScanOptions, run_scan
+from hermes_audit.audits.scan import ScanOptions, run_scan
 
 
 @pytest.fixture

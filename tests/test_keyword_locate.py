@@ -63,7 +63,7 @@ def test_engine_findings_do_not_change_with_locate(catalog, monkeypatch):
     """A long multilingual near-miss text with real attacks in it: same findings with and without the pass."""
     from hermes_audit.documents.document import Document
     from hermes_audit.documents.kinds import DocumentKind
-    from hermes_audit.engine.engine import Engine
+    from hermes_audit.audits.detectors import AuditEngine as Engine
 
     from hermes_audit.engine.engine import rule_leads
 

@@ -458,7 +458,7 @@ def test_engine_findings_equal_with_and_without_keyword_accelerator(cat, corpus,
     from benchmarks import generate
     from hermes_audit.documents.document import Document
     from hermes_audit.documents.kinds import DocumentKind
-    from hermes_audit.engine.engine import Engine
+    from hermes_audit.audits.detectors import AuditEngine as Engine
     from tests.corpus_util import corpus_kind, load_manifest
 
     keywords = _accelerator()
@@ -497,7 +497,8 @@ def test_engine_findings_equal_engine_without_shortcuts(cat, corpus, monkeypatch
     """The whole engine with prefilters, anchoring and fast views gives exactly the findings of the
     engine that runs every pattern with plain ``finditer``."""
     from hermes_audit.documents.document import Document
-    from hermes_audit.engine.engine import Engine, Views
+    from hermes_audit.audits.detectors import AuditEngine as Engine
+    from hermes_audit.engine.engine import Views
     from tests.corpus_util import corpus_kind, load_manifest
 
     docs = []
@@ -569,7 +570,7 @@ def test_engine_findings_equal_engine_without_shortcuts_on_generated_tree(cat, m
     from benchmarks import generate
     from hermes_audit.documents.document import Document
     from hermes_audit.documents.kinds import DocumentKind
-    from hermes_audit.engine.engine import Engine
+    from hermes_audit.audits.detectors import AuditEngine as Engine
 
     rng = random.Random(8)
     texts = [generate.context_text(rng, rng.randint(2_000, 20_000), i % 2 == 0, 0.4) for i in range(24)]
@@ -853,8 +854,8 @@ def test_cache_can_be_disabled(monkeypatch, tmp_path):
 def test_parallel_scan_equals_serial_scan(tmp_path, monkeypatch):
     import random
 
-    from hermes_audit import parallel
-    from hermes_audit.scan import ScanOptions, run_scan
+    from hermes_audit.audits import parallel
+    from hermes_audit.audits.scan import ScanOptions, run_scan
 
     rng = random.Random(3)
     names = ["AGENTS.md", "CLAUDE.md", ".cursorrules", ".hermes.md", ".cursor/rules/a.mdc", "SOUL.md"]
@@ -895,7 +896,7 @@ def test_parallel_scan_equals_serial_scan(tmp_path, monkeypatch):
 
 
 def test_map_documents_small_work_stays_in_process():
-    from hermes_audit.parallel import map_documents
+    from hermes_audit.audits.parallel import map_documents
 
     assert map_documents(len, ["a", "bb", "ccc"], (), jobs=4) == [1, 2, 3]
 
@@ -906,7 +907,7 @@ def test_map_documents_shares_work_with_forked_workers(monkeypatch):
     import os
     import time
 
-    from hermes_audit import parallel
+    from hermes_audit.audits import parallel
 
     monkeypatch.setattr(parallel, "PARALLEL_MIN_CHARS", 1)
     docs = [f"doc {i} " * (i % 7 + 1) for i in range(48)]
@@ -926,7 +927,7 @@ def test_map_documents_shares_work_with_forked_workers(monkeypatch):
 def test_map_documents_recomputes_a_failed_workers_documents(monkeypatch, failure):
     import os
 
-    from hermes_audit import parallel
+    from hermes_audit.audits import parallel
 
     monkeypatch.setattr(parallel, "PARALLEL_MIN_CHARS", 1)
     parent = os.getpid()
@@ -949,7 +950,7 @@ def test_a_worker_whose_parent_is_gone_stops(monkeypatch):
     import multiprocessing
     import os
 
-    from hermes_audit import parallel
+    from hermes_audit.audits import parallel
 
     ctx = multiprocessing.get_context("fork")
     counter = ctx.Value("q", 0)
@@ -1024,7 +1025,7 @@ def _reference_zero_width(text, params):
 def _reference_confusables(text, params):
     from hermes_audit.engine import payloads as p
     from hermes_audit.engine.deobfuscate import confusable_prototypes
-    from hermes_audit.engine.detectors import DetectorHit
+    from hermes_audit.findings import DetectorHit
     from hermes_audit.engine.unicode_chars import printable
 
     protos = confusable_prototypes()
@@ -1142,7 +1143,7 @@ _YAML_ATOMS = ["a", "b", "env_requires", "distribution_owned", "name", ":", ": "
 @example('"env\\x5frequires": [{name: GITHUB_TOKEN}]\nname: x\n')
 @example('name: x\n"distribution\\u005fowned": [../up, memories/a]\n')
 def test_yaml_detector_prechecks_equal_full_parse(text):
-    from hermes_audit import profile_audit
+    from hermes_audit.audits import profile_checks as profile_audit
     from hermes_audit.documents.inputs import duplicate_yaml_keys
 
     assert duplicate_yaml_keys(text) == _reference_duplicate_keys(text)
@@ -1159,7 +1160,7 @@ def test_yaml_detector_prechecks_equal_full_parse(text):
 
 def test_yaml_prechecks_keep_escaped_keys():
     """A key spelled with escapes in a double-quoted scalar still reaches the checks (the pre-check's gap)."""
-    from hermes_audit import profile_audit
+    from hermes_audit.audits import profile_checks as profile_audit
     from hermes_audit.documents.inputs import duplicate_yaml_keys
 
     assert list(profile_audit.detect_distribution_manifest(
@@ -1274,9 +1275,9 @@ def test_loading_with_scan_memo_equals_loading_without(tree, tmp_path, monkeypat
     """Whole-scan results (verdicts, every finding including the loading family's, notes) are the same
     whether the loading simulation reuses the per-document scans or scans every text again; and the
     memo is used."""
-    from hermes_audit import scan as scan_mod
+    from hermes_audit.audits import scan as scan_mod
     from hermes_audit.hermes.verdict import MemoScanner
-    from hermes_audit.scan import ScanOptions, run_scan
+    from hermes_audit.audits.scan import ScanOptions, run_scan
 
     if tree == "memo":
         root = _memo_tree(tmp_path / "t")
@@ -2135,7 +2136,8 @@ def test_keyword_dispatch_equals_trying_every_pattern(cat, data):
     from hermes_audit.documents.document import Document
     from hermes_audit.documents.kinds import DocumentKind
     from hermes_audit.engine import engine as engine_module
-    from hermes_audit.engine.engine import Engine, Views
+    from hermes_audit.audits.detectors import AuditEngine as Engine
+    from hermes_audit.engine.engine import Views
     from hermes_audit.patterns.prefilter import DIRECT_SEARCH_CHARS
 
     _accelerator()
@@ -2176,7 +2178,7 @@ def test_keyword_dispatch_follows_a_rebuilt_keyword_search(cat, monkeypatch):
     from hermes_audit.documents.document import Document
     from hermes_audit.documents.kinds import DocumentKind
     from hermes_audit.engine import engine as engine_module
-    from hermes_audit.engine.engine import Engine
+    from hermes_audit.audits.detectors import AuditEngine as Engine
 
     keywords = _accelerator()
     # a bare carriage return (HA320) is a one-character keyword, outside the accelerator: always tried
@@ -2223,7 +2225,7 @@ def test_engine_applicable_rules_equal_applies_to(cat):
     """The engine decides which rules apply to a document kind once per set of rule kinds (issue 8): the same
     rules, in the same order, as asking every rule's ``applies_to``."""
     from hermes_audit.documents.kinds import DocumentKind
-    from hermes_audit.engine.engine import Engine
+    from hermes_audit.audits.detectors import AuditEngine as Engine
 
     engine = Engine(cat.rules)
     for kind in DocumentKind:

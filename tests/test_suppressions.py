@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from hermes_audit.cli.main import cli
 from hermes_audit.patterns.catalog import VERSIONS
 from hermes_audit.hermes.threats import ThreatScanner
-from hermes_audit.scan import ScanOptions, run_scan
-from hermes_audit.suppressions import (
+from hermes_audit.audits.scan import ScanOptions, run_scan
+from hermes_audit.audits.suppressions import (
     HERMES_TRIGGER_WORDS,
     find_suppressions,
     parse_comment,

@@ -216,7 +216,7 @@ def _diff_name(side: str, path: str) -> str:
 
 def unified_diff(plan: FixPlan) -> str:
     """A unified diff of the plan, invisible characters written as ``<U+XXXX>``."""
-    from hermes_audit.reporters.json_report import safe_path
+    from hermes_audit.engine.unicode_chars import safe_path
 
     a = [_visible(x) for x in _lines(plan.original)]
     b = [_visible(x) for x in _lines(plan.fixed)]
@@ -226,7 +226,7 @@ def unified_diff(plan: FixPlan) -> str:
 
 
 def _shown(path: str) -> str:
-    from hermes_audit.reporters.json_report import safe_path
+    from hermes_audit.engine.unicode_chars import safe_path
 
     return safe_path(path)
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
+from hermes_audit.audits.detectors import AuditEngine
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind, classify
 from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, ReadStatus, is_dir_symlink, is_real_dir, read_file
@@ -19,10 +20,10 @@ from hermes_audit.engine.engine import Engine, EngineError, make_finding
 from hermes_audit.findings import Finding, Position, Severity, Span, assign_fingerprints
 from hermes_audit.hermes.profiles import VERSIONS, VersionProfile, get_profile
 from hermes_audit.hermes.threats import scanner_for
-from hermes_audit.hermes.verdict import (BLOCKED, WARNED, HermesVerdict, MemoScanner, manifest_state_from_text,
-                                        verdict_for)
+from hermes_audit.hermes.outcomes import BLOCKED, HermesVerdict, WARNED, manifest_state_from_text
+from hermes_audit.hermes.verdict import MemoScanner, verdict_for
 from hermes_audit.pathglobs import anchored_path, path_matches, patterns_for_named_directory
-from hermes_audit.suppressions import apply_suppressions, rules_index
+from hermes_audit.audits.suppressions import apply_suppressions, rules_index
 
 
 # eq=False on this module's records (issue 8: start-up): they are never compared by value, so no __eq__ is built at import
@@ -46,9 +47,9 @@ class ScanOptions:
     config_dir: Optional[Path] = None
     rules_dir: Optional[Path] = None
     base: Optional[Path] = None
-    #: Auditor's mode: inline suppressions are not honoured (see hermes_audit.suppressions).
+    #: Auditor's mode: inline suppressions are not honoured (see hermes_audit.audits.suppressions).
     no_suppressions: bool = False
-    #: A baseline file (hermes_audit.baseline): findings it records are marked suppressed.
+    #: A baseline file (hermes_audit.audits.baseline): findings it records are marked suppressed.
     baseline: Optional[Path] = None
     #: Loading simulation (issue 3, hermes_audit.hermes.loading): the session directory (default: the
     #: scanned repository's root), the model context length for the cap (default: Hermes' 20,000), on/off.
@@ -60,7 +61,7 @@ class ScanOptions:
     prompt: bool = False
     hermes_home: Optional[Path] = None
     prompt_max_share: Optional[float] = None
-    #: Processes for scanning documents (issue 8, hermes_audit.parallel): None = $HERMES_AUDIT_JOBS or the CPUs.
+    #: Processes for scanning documents (issue 8, hermes_audit.audits.parallel): None = $HERMES_AUDIT_JOBS or the CPUs.
     jobs: Optional[int] = None
     #: The repository root: fingerprints (and so baselines) name files relative to it, whichever directory the
     #: scan runs from (hermes_audit.documents.paths.repository_path); ``None``: ``base``.
@@ -102,7 +103,7 @@ class ScanResult:
     notes: list[str] = field(default_factory=list)
     options: ScanOptions = field(default_factory=ScanOptions)
     rules_run: list[Rule] = field(default_factory=list)
-    #: Baseline entries that matched no finding (hermes_audit.baseline.StaleEntry).
+    #: Baseline entries that matched no finding (hermes_audit.audits.baseline.StaleEntry).
     baseline_stale: list = field(default_factory=list)
     #: Directories given to the scan in which discovery found no file with a name Hermes loads (display paths).
     empty_directories: list[str] = field(default_factory=list)
@@ -383,7 +384,7 @@ def stall_report(doc: Document, stalls: Sequence, profile: VersionProfile,
 def input_findings(doc: Document, verdict: HermesVerdict, profile: VersionProfile, rules: list[Rule]) -> list[Finding]:
     """Findings of the ``input`` family about how a file is encoded (issue 9, rules/hardening.yaml):
     a file that is not UTF-8 has no text for the rule engine, so its note is made here."""
-    from hermes_audit.documents.inputs import input_findings as _input
+    from hermes_audit.engine.inputs import input_findings as _input
 
     return _input(doc, verdict, profile, rules)
 
@@ -493,7 +494,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     select_rules(catalog, None, [s for sels in options.per_path_ignores.values() for s in sels])  # each names a rule
     selected_codes = {r.code for r in rules}
     scanner = scanner_for(catalog.parity, profile.scanner)
-    engine = Engine(rules)
+    engine = AuditEngine(rules)
     # issue 8: the audit rules search the same texts for their keywords: Hermes' scanner shares that search
     scanner.share_keywords = any(r.patterns for r in engine.rules)
     result = ScanResult(hermes_version=profile.name, options=options, rules_run=rules)
@@ -538,7 +539,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
             return verdict, [], [*stall_errors, EngineError("scan", doc.path, f"scanning failed: {type(exc).__name__}: {exc}")]
         return verdict, kept, [*stall_errors, *er.errors]
 
-    from hermes_audit.parallel import start_map_documents  # issue 8: several cores for big trees
+    from hermes_audit.audits.parallel import start_map_documents  # issue 8: several cores for big trees
 
     scanned = start_map_documents(scan_document, docs, all_rules, options.jobs)()
     # issue 8: the loading simulation and the prompt dry run scan many of the same texts again (the hints, the
@@ -584,7 +585,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
         result.findings = [f for f in result.findings if f.path not in excluded]
     result.findings.sort(key=lambda f: (f.path, f.start.line, f.start.column, f.rule_id))
     if options.baseline is not None:
-        from hermes_audit.baseline import apply_baseline, load_baseline
+        from hermes_audit.audits.baseline import apply_baseline, load_baseline
 
         apply_baseline(result, load_baseline(options.baseline))
     return result
@@ -640,7 +641,7 @@ def _simulate_loading(paths: Sequence[Path], catalog: Catalog, rules: list[Rule]
     failed, or ``None`` when it is off. Raises ``ValueError`` for bad options."""
     if not options.loading:
         return None
-    from hermes_audit.hermes.loading import loading_findings
+    from hermes_audit.audits.loading import loading_findings
 
     try:
         return loading_findings(paths, catalog, rules, profile, scanner, base=options.base, cwd=options.session_cwd,
@@ -678,7 +679,7 @@ def _add_prompt_findings(result: ScanResult, paths: Sequence[Path], catalog: Cat
     if not options.prompt or not selected:
         return
     selected |= {r.code for r in rules if r.name == "context-read-hangs"}  # a HERMES_HOME file that hangs Hermes
-    from hermes_audit.hermes.prompt import scan_prompt_findings
+    from hermes_audit.audits.prompt import scan_prompt_findings
 
     try:
         grouped, notes = scan_prompt_findings(

@@ -35,7 +35,7 @@ Findings these comments can produce (rules in ``rules/suppressions.yaml``):
 
 Findings of the ``hermes-parity`` family (what Hermes itself does) and of the
 ``suppression`` family cannot be suppressed inline: a comment cannot change what
-Hermes does with the file. A baseline can accept them (see :mod:`hermes_audit.baseline`).
+Hermes does with the file. A baseline can accept them (see :mod:`hermes_audit.audits.baseline`).
 
 Trust model: the scanned repository writes these comments, so a hostile
 repository can suppress its own findings. ``--no-suppressions`` (the auditor's
@@ -323,7 +323,7 @@ def detect(text: str, params: dict) -> Iterator:
     :func:`apply_suppressions`); ``invalid`` yields comments that are not valid
     suppressions, with ``fields.problem`` saying why.
     """
-    from hermes_audit.engine.detectors import DetectorHit
+    from hermes_audit.findings import DetectorHit
 
     mode = params.get("report", "unused")
     for s in find_suppressions(text):

@@ -41,7 +41,7 @@ def prepare_baseline(opts, baseline: Optional[Path], write_to: Optional[Path], n
     notes: list[str] = []
     if baseline is None and write_to is None:
         return notes  # issue 8: a plain scan does not import the baseline module
-    from hermes_audit.baseline import BaselineError, load_baseline
+    from hermes_audit.audits.baseline import BaselineError, load_baseline
 
     if baseline is not None:
         if no_suppressions and _inside(baseline, root):
@@ -67,7 +67,7 @@ def finish_baseline(result, write_to: Optional[Path]) -> None:
     it is not added to the report's notes."""
     if write_to is None:
         return
-    from hermes_audit.baseline import Baseline, apply_baseline, build_baseline, dump_baseline, load_baseline
+    from hermes_audit.audits.baseline import Baseline, apply_baseline, build_baseline, dump_baseline, load_baseline
 
     target = Path(write_to)
     previous: Optional[Baseline] = None

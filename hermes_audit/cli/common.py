@@ -28,7 +28,7 @@ class CliError(click.ClickException):
 def one_line(text: str, limit: int = 2000) -> str:
     """``text`` for stderr: control, bidi and undecodable characters escaped (a path from a hostile
     repository cannot move the cursor or recolour the terminal), newlines included."""
-    from hermes_audit.reporters.json_report import safe_path
+    from hermes_audit.engine.unicode_chars import safe_path
 
     return log_safe(safe_path(text)[:limit])
 

@@ -1,4 +1,4 @@
-"""``scan --fix`` / ``--diff`` / ``--fix-hermes-blocking``: the CLI side of :mod:`hermes_audit.fix`.
+"""``scan --fix`` / ``--diff`` / ``--fix-hermes-blocking``: the CLI side of :mod:`hermes_audit.audits.fix`.
 
 * ``--diff`` prints a unified diff of what ``--fix`` would change (invisible
   characters written as ``<U+XXXX>``) and writes nothing; exit code 1 when
@@ -27,8 +27,8 @@ def run_fix(result, targets: Sequence[Path], opts, fix: bool, hermes_blocking: b
     :class:`CliError` for a usage error.
     """
     from hermes_audit.patterns.catalog import load_catalog
-    from hermes_audit.fix import FixError, plan_for_document, unified_diff, write_plan
-    from hermes_audit.scan import run_scan
+    from hermes_audit.audits.fix import FixError, plan_for_document, unified_diff, write_plan
+    from hermes_audit.audits.scan import run_scan
 
     if hermes_blocking and not (fix or diff):
         raise CliError("--fix-hermes-blocking needs --fix or --diff")

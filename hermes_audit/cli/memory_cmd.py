@@ -24,9 +24,9 @@ def render_text(audit, color: bool) -> str:
     """Human-readable report: each store with its entries, then the findings (text reporter)."""
     from hermes_audit.engine.unicode_chars import printable
     from hermes_audit.hermes.memory import BLOCK_HEADERS, share_of_limit
-    from hermes_audit.memory_audit import entry_findings
+    from hermes_audit.audits.memory import entry_findings
     from hermes_audit.reporters import text as text_report
-    from hermes_audit.reporters.json_report import safe_path
+    from hermes_audit.engine.unicode_chars import safe_path
 
     def style(s: str, fg: Optional[str] = None, bold: bool = False) -> str:
         return click.style(s, fg=fg, bold=bold) if color else s
@@ -120,7 +120,7 @@ def memory(paths, profile_name, hermes_version, target, memory_limit, user_limit
     hermes_version = default_hermes_version(hermes_version)
     from hermes_audit.patterns.catalog import CatalogError
     from hermes_audit.findings import Severity
-    from hermes_audit.memory_audit import MemoryInputError, audit_memory
+    from hermes_audit.audits.memory import MemoryInputError, audit_memory
 
     try:
         audit = audit_memory(

@@ -24,7 +24,7 @@ def resolve_source(source: str, hermes_home: Optional[str], environ: Optional[di
     ``<home>/profiles/<name>`` (home: ``--hermes-home``, ``$HERMES_HOME`` or
     ``~/.hermes``). Raises :class:`CliError`.
     """
-    from hermes_audit.gitsource import redact_url
+    from hermes_audit.audits.gitsource import redact_url
     from hermes_audit.hermes import distribution as dist
 
     env = os.environ if environ is None else environ
@@ -87,7 +87,7 @@ TRUST_WHY = {
 def render_text(report, color: bool) -> str:
     """The human-readable profile report."""
     from hermes_audit.engine.unicode_chars import printable
-    from hermes_audit.reporters.json_report import safe_path
+    from hermes_audit.engine.unicode_chars import safe_path
     from hermes_audit.reporters.excerpt import ExcerptLines, source_excerpt
 
     def style(s: str, fg: Optional[str] = None, bold: bool = False) -> str:
@@ -221,7 +221,7 @@ def render_text(report, color: bool) -> str:
 
 def to_json(report) -> dict:
     from hermes_audit import __version__
-    from hermes_audit.reporters.json_report import safe_path
+    from hermes_audit.engine.unicode_chars import safe_path
 
     m = report.manifest.manifest
     return {
@@ -302,10 +302,10 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
         raise CliError(str(exc)) from None
     from hermes_audit.patterns.catalog import CatalogError
     from hermes_audit.findings import Severity
-    from hermes_audit.gitsource import GitSourceError, cloned, redact_url
+    from hermes_audit.audits.gitsource import GitSourceError, cloned, redact_url
     from hermes_audit.hermes.cron_guard import CronGuardError
     from hermes_audit.hermes.skills_guard import SkillsGuardError
-    from hermes_audit.profile_audit import ProfileOptions, audit_distribution
+    from hermes_audit.audits.profile import ProfileOptions, audit_distribution
 
     kind, path = resolve_source(source, hermes_home)
     if keep_tree is not None and kind == "git":

@@ -182,7 +182,7 @@ def exit_code(report) -> int:
 
 
 def _max_share_from_config(cwd: Path) -> Optional[float]:
-    from hermes_audit.config import ConfigError, load_config
+    from hermes_audit.cli.config import ConfigError, load_config
     from hermes_audit.documents.gitroot import find_git_root
 
     root = find_git_root(cwd.resolve()) or cwd.resolve()
@@ -240,9 +240,9 @@ def prompt(cwd, hermes_home, profile_name, hermes_version, context_length, platf
     from hermes_audit.findings import assign_fingerprints
     from hermes_audit.hermes import memory as mem
     from hermes_audit.hermes.hermes_source import SourceError, find_source
+    from hermes_audit.audits.prompt import issues_to_findings
     from hermes_audit.hermes.prompt import (
-        DEFAULT_MAX_SHARE, PromptError, PromptSettings, assemble, issues_to_findings, parse_now, parse_tools,
-        prompt_issues,
+        DEFAULT_MAX_SHARE, PromptError, PromptSettings, assemble, parse_now, parse_tools, prompt_issues,
     )
     from hermes_audit.hermes.threats import scanner_for
     from hermes_audit.hermes.tokens import get_counter

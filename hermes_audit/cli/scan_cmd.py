@@ -146,12 +146,12 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     reads (AGENTS.md, CLAUDE.md, .hermes.md, .cursorrules, .cursor/rules/*.mdc,
     SOUL.md, memories/MEMORY.md and USER.md, distribution.yaml, SKILL.md).
     """
-    from hermes_audit.config import Config, ConfigError, load_config
+    from hermes_audit.cli.config import Config, ConfigError, load_config
     from hermes_audit.documents.gitroot import find_git_root
     from hermes_audit.documents.kinds import DocumentKind
     from hermes_audit.patterns.catalog import CatalogError
     from hermes_audit.findings import Severity
-    from hermes_audit.scan import ScanOptions, UnknownSelector, run_scan
+    from hermes_audit.audits.scan import ScanOptions, UnknownSelector, run_scan
 
     from hermes_audit.documents.reader import path_mode, path_present  # never raise (closed directories)
 
@@ -168,7 +168,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
             hint = ("; every argument after '--' is a path (a pre-commit hook's args: too): give options before "
                     "'--', e.g. entry: hermes-audit scan --hermes-version 0.19 --") if str(t).startswith("-") else ""
             raise CliError(f"{t}: no such file or directory{hint}")
-    from hermes_audit.scan import unscannable_reason
+    from hermes_audit.audits.scan import unscannable_reason
 
     unscannable = [unscannable_reason(t) for t in targets]
     if all(unscannable):  # nothing else to scan: a gate must not pass on nothing

@@ -58,7 +58,7 @@ _NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 #: Largest rule file accepted (a rules directory is trusted, but not unboundedly).
 MAX_RULE_FILE_BYTES = 2 * 1024 * 1024
 #: Files in ``rules/`` that hold other Hermes scanners as data (not audit rules); loaded by
-#: ``hermes_audit.hermes.skills_guard`` and ``hermes_audit.profile_audit``.
+#: ``hermes_audit.hermes.skills_guard`` and ``hermes_audit.audits.profile``.
 HERMES_DATA_FILES = frozenset({"skills-guard.yaml", "hermes-cron.yaml"})
 
 

@@ -88,14 +88,14 @@ def _root(result) -> Path:
 def _path(display: str, abs_path, root: Path) -> str:
     from hermes_audit.documents.paths import repo_relative
 
-    from hermes_audit.reporters.json_report import safe_path
+    from hermes_audit.engine.unicode_chars import safe_path
 
     rel, _ = repo_relative(display, abs_path, root)
     return safe_path(rel)  # undecodable bytes of a file name as \xNN, as in the other formats
 
 
 def _finding_line(f: Finding, abs_path, root: Path) -> str:
-    from hermes_audit.reporters.json_report import safe_path
+    from hermes_audit.engine.unicode_chars import safe_path
     from hermes_audit.reporters.sarif import outside_repository
 
     end_line, end_col = f.end.line, f.end.column

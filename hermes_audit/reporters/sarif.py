@@ -341,7 +341,7 @@ def _blocked_without_result(result) -> list[Finding]:
     Hermes-parity rules out), so every file Hermes would block appears as a result."""
     from hermes_audit.findings import assign_fingerprints
     from hermes_audit.hermes.profiles import get_profile
-    from hermes_audit.scan import parity_findings
+    from hermes_audit.audits.scan import parity_findings
 
     have = {f.path for f in result.findings if f.hermes_pattern_id}
     out: list[Finding] = []
