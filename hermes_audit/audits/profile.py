@@ -62,6 +62,10 @@ from hermes_audit.audits.profile_checks import (
     MAX_STRUCTURED_CHARS, PLAN_HEADER, _load_structured, _place_in_jobs_file, _servers, _unparsed,
     skill_frontmatter_problem,
 )
+from hermes_audit.audits.scan import parity_findings
+from hermes_audit.hermes.skills_guard import (
+    SkillsGuardError, determine_verdict, guard_rules, install_decision, is_scannable, scan_text,
+)
 
 #: Path shown for the synthetic install-plan document.
 PLAN_PATH = "<install plan>"
@@ -209,8 +213,6 @@ def _skill_dirs(tree: dist.Tree, installed: set[str]) -> list[str]:
 def _guard_rule(code: str, pid: str, severity: str, category: str) -> Rule:
     """The rule of a skills-guard finding: the one ``rules --all`` and ``explain`` show
     (:func:`hermes_audit.hermes.skills_guard.guard_rules`), else a bare one."""
-    from hermes_audit.hermes.skills_guard import SkillsGuardError, guard_rules
-
     try:
         known = next((r for r in guard_rules() if r.code == code), None)
     except SkillsGuardError:
@@ -296,8 +298,6 @@ def audit_distribution(
     or ``ValueError`` (unknown version) only; everything about the
     distribution itself is reported.
     """
-    from hermes_audit.audits.scan import parity_findings
-
     options = options or ProfileOptions()
     catalog = catalog or load_catalog(options.rules_dir)
     profile = get_profile(options.hermes_version)
@@ -404,7 +404,6 @@ def audit_distribution(
             report.skills.append(res)
             _guard_findings(res, top, root, report, options.max_bytes)
     # audit rules for commands that run (exfiltration, execution, hidden characters) on every other text file
-    from hermes_audit.hermes.skills_guard import determine_verdict, install_decision, is_scannable, scan_text
 
     code_rules = _select(catalog, CODE_FAMILIES)
     for rel in sorted(installed_files):

@@ -21,6 +21,8 @@ from hermes_audit.documents.document import Document
 from hermes_audit.findings import Finding, Severity, Span
 from hermes_audit.hermes import distribution as dist
 from hermes_audit.hermes.cron_guard import parse_job_text, scan_cron_prompt
+from hermes_audit.audits.gitsource import redact_url
+from hermes_audit.findings import DetectorHit
 
 PLAN_HEADER = "# hermes-audit install plan"
 
@@ -195,8 +197,6 @@ def _place_in_jobs_file(found: list[Finding], cdoc: Document, prompt: str, job: 
 
 
 def _hit(span: tuple[int, int], fields: dict, severity: Optional[Severity] = None):
-    from hermes_audit.findings import DetectorHit
-
     s, e = span
     return DetectorHit(s, e, fields, severity=severity)
 
@@ -499,8 +499,6 @@ def detect_mcp_servers(text: str, params: dict) -> Iterator:
             url = sv.cfg.get("url") or sv.cfg.get("serverUrl")
             if isinstance(url, str) and url.strip():
                 from urllib.parse import urlsplit
-
-                from hermes_audit.audits.gitsource import redact_url
 
                 try:
                     host = (urlsplit(url.strip()).hostname or "").lower()

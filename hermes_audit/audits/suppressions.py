@@ -49,6 +49,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Iterator, Optional, Sequence
+from hermes_audit.engine.engine import MAX_FINDINGS_PER_RULE, make_finding
+from hermes_audit.findings import DetectorHit
 
 #: Family of the rules in ``rules/suppressions.yaml``.
 FAMILY = "suppression"
@@ -323,8 +325,6 @@ def detect(text: str, params: dict) -> Iterator:
     :func:`apply_suppressions`); ``invalid`` yields comments that are not valid
     suppressions, with ``fields.problem`` saying why.
     """
-    from hermes_audit.findings import DetectorHit
-
     mode = params.get("report", "unused")
     for s in find_suppressions(text):
         if mode == "invalid" and not s.valid:
@@ -373,8 +373,6 @@ def apply_suppressions(
     auditor's mode, ``--no-suppressions``) nothing is suppressed and no HA902
     finding is kept. Returns a :class:`SuppressionOutcome`.
     """
-    from hermes_audit.engine.engine import make_finding
-
     out = SuppressionOutcome()
     text = doc.text or ""
     sups = find_suppressions(text)
@@ -451,7 +449,6 @@ def apply_suppressions(
     if honour and unused_rule is not None and UNUSED in rules_run:
         # The engine keeps at most MAX_FINDINGS_PER_RULE candidates per file, used ones included; the comments
         # past that cap are judged here, listed up to the same cap, and the rest counted in the engine's words.
-        from hermes_audit.engine.engine import MAX_FINDINGS_PER_RULE
 
         more = 0
         for s in sups:

@@ -18,6 +18,7 @@ from typing import Sequence
 import click
 
 from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, CliError, log_safe
+from hermes_audit.cli.common import one_line
 
 
 def run_fix(result, targets: Sequence[Path], opts, fix: bool, hermes_blocking: bool, diff: bool):
@@ -26,6 +27,7 @@ def run_fix(result, targets: Sequence[Path], opts, fix: bool, hermes_blocking: b
     With ``diff`` the process exits here (nothing is written). Raises
     :class:`CliError` for a usage error.
     """
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.patterns.catalog import load_catalog
     from hermes_audit.audits.fix import FixError, plan_for_document, unified_diff, write_plan
     from hermes_audit.audits.scan import run_scan
@@ -54,7 +56,6 @@ def run_fix(result, targets: Sequence[Path], opts, fix: bool, hermes_blocking: b
             click.echo(log_safe(f"hermes-audit: not fixed: {exc}"), err=True)  # FixError messages escape the path
             continue
         reasons = sorted({e.reason for e in plan.edits})
-        from hermes_audit.cli.common import one_line
 
         click.echo(f"hermes-audit: fixed {one_line(plan.path)}: removed {plan.removed_chars} character(s) ({', '.join(reasons)})",
                    err=True)

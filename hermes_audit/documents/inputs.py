@@ -36,10 +36,10 @@ Two rules report this (codes in rules/hardening.yaml):
 from __future__ import annotations
 
 import codecs
-from typing import Iterator, Optional
+from typing import Optional
 
 from hermes_audit.documents.kinds import DocumentKind
-from hermes_audit.documents.reader import BINARY_SNIFF_BYTES, ReadResult, ReadStatus, decode_bytes
+from hermes_audit.documents.reader import ReadResult
 
 #: First line of a bytes scenario (rule examples of HA951).
 BYTES_MAGIC = "#hermes-audit-bytes"

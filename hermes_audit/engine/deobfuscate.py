@@ -46,6 +46,7 @@ from typing import Optional
 from hermes_audit.engine import unicode_chars as uc
 from hermes_audit.patterns.normalize import MappedText, compose, filter_map, nfkc
 from hermes_audit.patterns.regex_code import compile_builtin  # issue 8: op-codes from the catalog cache
+from hermes_audit import datacache
 
 #: The vendored UTS #39 data file.
 CONFUSABLES_PATH = Path(__file__).resolve().parent.parent / "data" / "confusables.txt"
@@ -110,8 +111,6 @@ def confusable_prototypes() -> dict[str, str]:
     size, modification and change time and inode (:func:`hermes_audit.datacache.stat_key`),
     so unchanged files are neither read nor hashed.
     """
-    from hermes_audit import datacache
-
     out: dict[str, str] = {}
     sources = (CONFUSABLES_PATH, Path(__file__))
     quick = datacache.stat_key(["confusables", unicodedata.unidata_version], sources)

@@ -26,6 +26,9 @@ from hermes_audit.patterns.normalize import MappedText, nfkc
 from hermes_audit.engine.overlap import merge_overlapping
 from hermes_audit.engine.redact import redact
 from hermes_audit.findings import Finding, Severity
+from hermes_audit.patterns.prefilter import (
+    LiteralIndex, Prefilter, analyse, depth0_units, iter_matches, prefilter_for,
+)
 
 if TYPE_CHECKING:  # issue 8: imported on the first hit (start-up time of a clean scan)
     from hermes_audit.engine.markdown import ExampleSpans
@@ -95,6 +98,8 @@ class Views:
         elif name == "nfkc":
             v = nfkc(self.raw_text)
         elif name == "deobfuscated":
+            # start-up time: compiled from the catalog cache's op-codes when imported, so imported after the catalog
+            # is loaded
             from hermes_audit.engine.deobfuscate import deobfuscate
 
             v = deobfuscate(self.raw_text, self._cache.get("nfkc"))
@@ -111,8 +116,6 @@ class Views:
             text = self.get(name).text
             idx = self._indexes.get(text)
             if idx is None:
-                from hermes_audit.patterns.prefilter import LiteralIndex
-
                 idx = self._indexes[text] = LiteralIndex(text)
             self._index_by_name[name] = idx
         return idx
@@ -126,8 +129,6 @@ class Views:
         """``pattern.finditer`` over view ``name``, skipped when a required keyword is absent and tried only
         where a leading keyword starts (issue 8, :func:`hermes_audit.patterns.prefilter.iter_matches`: the same
         matches). Views with the same text share one keyword index."""
-        from hermes_audit.patterns.prefilter import iter_matches
-
         return iter_matches(pattern, self.get(name).text, self.index(name), timeout)
 
 
@@ -146,8 +147,6 @@ def rule_gates(rule: Rule) -> tuple:
     import re
 
     import regex
-
-    from hermes_audit.patterns.prefilter import depth0_units
 
     global _UNGATEABLE
     if _UNGATEABLE is None:
@@ -188,8 +187,6 @@ def rule_leads(rule: Rule) -> tuple:
     index locate them in one pass on a long text (issue 8: see ``LiteralIndex.locate``)."""
     got = _LEADS.get(rule.code)
     if got is None:
-        from hermes_audit.patterns.prefilter import analyse
-
         words: dict = {}
         for p in rule.compiled:
             lead = analyse(p.pattern, int(p.flags))[1]
@@ -231,7 +228,6 @@ class _Gating:
         """How many members of the group ``head`` may match by their keyword prefilters (at most 2 counted)."""
         if not self.patterns:
             return 2
-        from hermes_audit.patterns.prefilter import prefilter_for
 
         index, live = self.views.index(self.view), 0
         for j, g in enumerate(self.gates):
@@ -259,8 +255,6 @@ def rule_matches(views: Views, rule: Rule, timeout: Optional[float] = None):
     what :meth:`Engine.run` finds for the rule before keyword dispatch, which only skips patterns that cannot
     match (issue 8; the worst-case benchmark measures a rule with it). Gates only on views of at least
     :data:`GATE_MIN_CHARS` characters, as in :meth:`Engine.run`."""
-    from hermes_audit.patterns.prefilter import prefilter_for
-
     gating = _long_text_gating(views, rule, timeout)
     for i, pat in enumerate(rule.compiled):
         # as in Engine.run: a pattern whose keywords are absent is skipped before its group's gate is consulted
@@ -370,6 +364,7 @@ class Engine:
                         sev, conf, note = h.severity, None, ""
                         if h.describable and rule.demote_in_examples:
                             if examples is None:
+                                # start-up time: the Markdown example spans grade a hit; a clean scan has none
                                 from hermes_audit.engine.markdown import ExampleSpans
 
                                 examples = ExampleSpans(text)  # issue 8: markdown is imported on the first hit
@@ -424,6 +419,7 @@ class Engine:
                         note = ""
                         if rule.demote_in_examples:
                             if examples is None:
+                                # start-up time: the Markdown example spans grade a hit; a clean scan has none
                                 from hermes_audit.engine.markdown import ExampleSpans
 
                                 examples = ExampleSpans(text)  # issue 8: markdown is imported on the first hit
@@ -471,7 +467,6 @@ class Engine:
             result.findings.append(outer)
 
 
-_prefilter_for = None  # hermes_audit.patterns.prefilter.prefilter_for, imported on first need
 
 
 def _pattern_info(p) -> tuple:
@@ -480,10 +475,7 @@ def _pattern_info(p) -> tuple:
     a text is checked with :func:`_check_prefilters`). The slot is a small number, distinct per pattern, that
     :func:`_register_triggers` lists patterns by; clauses: the prefilter's, most selective first (False without
     one)."""
-    global _prefilter_for
-    if _prefilter_for is None:
-        from hermes_audit.patterns.prefilter import prefilter_for as _prefilter_for
-    pf = _prefilter_for(p)
+    pf = prefilter_for(p)
     key = (p.pattern, p.flags)
     got = _PATTERNS[key] = (pf, key, len(_PATTERNS), pf is not None and pf.clauses)
     return got
@@ -500,8 +492,6 @@ def _check_prefilters(key: tuple, pf) -> tuple:
     with fewer look-ups); the ASCII variant drops non-ASCII keywords (an ASCII text holds none, and folding keeps
     ASCII ASCII), so a clause left empty fails at once and a rule written for another script costs one look-up
     there."""
-    from hermes_audit.patterns.prefilter import Prefilter
-
     clauses = pf.clauses
     if any(len(a) > len(b) for a, b in zip(clauses, clauses[1:])):
         pf = Prefilter(tuple(sorted(clauses, key=len)))

@@ -94,6 +94,8 @@ def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severi
       (:func:`hermes_audit.engine.negation.labelled_example`); confidence one lower;
     * otherwise unchanged, with an empty note. Quoted examples are never silenced.
     """
+    # start-up time: the Markdown example spans grade a hit; a clean scan has none; the negation model grades a hit;
+    # a clean scan has none
     from hermes_audit.engine.markdown import DESCRIBES_SEVERITY_CAP
     from hermes_audit.engine.negation import FORBIDDEN_SEVERITY_CAP, forbidden, labelled_example
 

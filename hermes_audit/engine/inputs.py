@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from hermes_audit.documents.inputs import (
-    NOT_UTF8, decode_bytes, duplicate_yaml_keys, not_utf8_message, scenario_bytes,
-)
+from hermes_audit.documents.inputs import NOT_UTF8, duplicate_yaml_keys, not_utf8_message, scenario_bytes
 from hermes_audit.documents.kinds import DocumentKind
-from hermes_audit.documents.reader import BINARY_SNIFF_BYTES, ReadStatus
+from hermes_audit.documents.reader import BINARY_SNIFF_BYTES, ReadStatus, decode_bytes
 from hermes_audit.engine.finding import make_finding
 from hermes_audit.findings import DetectorHit
 from hermes_audit.engine.unicode_chars import printable

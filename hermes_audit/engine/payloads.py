@@ -286,6 +286,8 @@ def _script(ch: str) -> str:
 
 def detect_confusable_words(text: str, params: dict) -> Iterator[DetectorHit]:
     """Words mixing ASCII letters with look-alike letters of another script (UTS #39 prototypes)."""
+    # start-up time: compiled from the catalog cache's op-codes when imported, so imported after the catalog is
+    # loaded
     from hermes_audit.engine.deobfuscate import confusable_prototypes
 
     protos = confusable_prototypes()

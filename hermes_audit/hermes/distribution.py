@@ -37,6 +37,7 @@ import yaml
 
 from hermes_audit.documents.reader import FILE_TYPE_WORDS, file_type
 from hermes_audit.documents.inputs import MAX_ESTIMATED_NODES, compose_yaml
+from hermes_audit.documents.reader import ReadStatus, read_file
 
 MANIFEST_FILENAME = "distribution.yaml"
 ENV_TEMPLATE_FILENAME = ".env.template"
@@ -519,8 +520,6 @@ def read_manifest(root: Path, display_path: Optional[str] = None) -> ManifestRea
 
     ``display_path`` is the path Hermes would print (default ``root/distribution.yaml``).
     """
-    from hermes_audit.documents.reader import ReadStatus, read_file
-
     path = root / MANIFEST_FILENAME
     shown = display_path or str(path)
     try:

@@ -83,6 +83,7 @@ from hermes_audit.hermes.truncation import (
     truncate_content,
 )
 from hermes_audit.hermes.outcomes import HINT_FILENAMES_019, HINT_FILENAMES_LATEST, blocked_marker
+from hermes_audit.documents.reader import read_file
 
 #: ``_PATH_ARG_KEYS`` and ``_COMMAND_TOOLS``.
 PATH_ARG_KEYS = ("path", "file_path", "workdir")
@@ -799,8 +800,6 @@ MAX_TRACE_BYTES = 64 * 1024 * 1024
 
 def read_trace(path: Path) -> list[tuple[str, dict]]:
     """Read and parse a trace file (bounded, never a FIFO). Raises :class:`TraceError` or ``OSError``."""
-    from hermes_audit.documents.reader import read_file
-
     res = read_file(path, None, MAX_TRACE_BYTES)
     if res.status is not ReadStatus.OK or res.text is None:
         raise TraceError(f"{path}: {res.detail or res.status.value}")

@@ -27,14 +27,16 @@ from typing import Optional, Sequence
 from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.hermes.profiles import VersionProfile
 from hermes_audit.hermes.threats import ThreatScanner
+from hermes_audit.documents.reader import is_real_dir
+from hermes_audit.hermes.context import (
+    LoadingIssue, R_ESCAPE, R_HANG, RealFS, UNPREDICTABLE, find_git_root, link_place, safe_type, simulate_context,
+)
 
 #: The rule family of ``rules/loading.yaml``.
 LOADING_FAMILY = "loading"
 
 
 def _hermes_git_root(start: Path) -> Optional[Path]:
-    from hermes_audit.hermes.context import RealFS, find_git_root
-
     root = find_git_root(RealFS(), os.path.realpath(start))
     return Path(root) if root else None
 
@@ -50,7 +52,6 @@ def session_directory(paths: Sequence[Path], cwd: Optional[Path] = None) -> Opti
         return Path(os.path.realpath(cwd))
     if not paths:
         paths = [Path(".")]
-    from hermes_audit.documents.reader import is_real_dir  # never raises (a file in a closed directory)
 
     dirs = [Path(p) for p in paths if is_real_dir(Path(p))]
     if dirs:  # a directory that cannot be listed is not scanned (hermes_audit.audits.scan.collect_documents): no session there
@@ -77,8 +78,6 @@ def subdirectory_hang_issues(hints, fs, profile: VersionProfile, scanner: Threat
     non-empty ``AGENTS.md`` read first means no hang).
     """
     import posixpath
-
-    from hermes_audit.hermes.context import R_HANG, LoadingIssue, safe_type, simulate_context
 
     dirs: list[str] = []
     for path in hints.special_files:
@@ -129,8 +128,6 @@ def subdirectory_escape_issues(hints, fs, profile: VersionProfile, scanner: Thre
     such a hint outright: :func:`hermes_audit.hermes.hints.hint_issues` reports that.
     """
     import posixpath
-
-    from hermes_audit.hermes.context import R_ESCAPE, UNPREDICTABLE, LoadingIssue, link_place, simulate_context
 
     dirs: list[str] = []
     for path in hints.refused_links:

@@ -19,6 +19,7 @@ from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.documents.reader import ReadStatus
 from hermes_audit.hermes.profiles import VersionProfile
 from hermes_audit.hermes.threats import ParityHit
+from hermes_audit.hermes.newlines import NewlineMap
 
 LOADED = "loaded"
 BLOCKED = "blocked"
@@ -130,8 +131,6 @@ def context_scan_unit(text: str, kind: DocumentKind, label: str, profile: Versio
     ``text`` is the decoded file (BOM kept); newlines are translated as
     ``Path.read_text`` does before anything else (0.19.0 ``agent/prompt_builder.py``).
     """
-    from hermes_audit.hermes.newlines import NewlineMap
-
     nm = NewlineMap(text)
     to_raw = nm.to_raw if nm.translated else None
     off = 0
@@ -250,6 +249,7 @@ def manifest_state_from_text(text: str) -> dict:
     ``{"distribution_owned": [...]}`` normalised as ``DistributionManifest.from_dict`` does
     (entries stripped, surrounding ``/`` removed, blanks dropped).
     """
+    # start-up time: hermes.distribution imports PyYAML, which a scan of Markdown files does not need
     from hermes_audit.hermes.distribution import YamlLimitError, hermes_on_alias_bomb, load_yaml_bounded
 
     try:

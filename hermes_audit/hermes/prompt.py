@@ -78,6 +78,12 @@ from hermes_audit.hermes.profiles import VersionProfile
 from hermes_audit.hermes.threats import ThreatScanner
 from hermes_audit.hermes.tokens import TokenCounter, get_counter
 from hermes_audit.hermes.truncation import UnknownText, known_text, markdown_headings
+from hermes_audit.findings import DetectorHit, Severity
+from hermes_audit.hermes.outcomes import read_blocks, unreadable_consequence
+from hermes_audit.hermes.profiles import get_profile
+from hermes_audit.hermes.scenario import scenario_fill, split_scenario
+from hermes_audit.hermes.threats import scanner_for
+from hermes_audit.patterns.catalog import load_catalog
 
 # ---------------------------------------------------------------------------------------------------
 # Constants (facts about Hermes 0.19.0 needed to decide which layers exist; texts come from the source)
@@ -551,6 +557,7 @@ def active_profile_name(home: Path, environ: dict[str, str]) -> tuple[str, str]:
 def parse_skill_frontmatter(content: str) -> dict:
     """``parse_frontmatter`` of 0.19.0: YAML between a leading ``---`` and the next ``\\n---`` line (one
     leading BOM dropped); malformed YAML falls back to ``key: value`` lines. Read with the bounded safe loader."""
+    # start-up time: hermes.distribution imports PyYAML, which a scan of Markdown files does not need
     from hermes_audit.hermes.distribution import load_yaml_bounded
 
     if content.startswith("\ufeff"):
@@ -1619,8 +1626,6 @@ class _Builder:
         self.stores = stores
 
     def memory_layers(self) -> None:
-        from hermes_audit.hermes.outcomes import read_blocks
-
         cfg = self.memory_cfg
         failure = mem.load_failure_reason(self.stores, cfg)
         for rep in self.stores:
@@ -1921,14 +1926,10 @@ def format_share(x: float) -> str:
 
 def prompt_issues(report: PromptReport, max_share: Optional[float] = None) -> list[PromptIssue]:
     """The prompt findings of a dry run (see ``rules/prompt.yaml``)."""
-    from hermes_audit.findings import Severity
-
     out: list[PromptIssue] = []
     share_limit = report.settings.max_share if max_share is None else max_share
     label = report.profile.label
     if report.memory_hang is not None and report.memory_hang.document is not None:
-        from hermes_audit.hermes.outcomes import unreadable_consequence
-
         d = report.memory_hang.document
         out.append(PromptIssue(R_SESSION_HANG, d, 0, 0, f"{d.path} is a {d.read.file_type}: "
                                + unreadable_consequence(d.kind, d.read, report.profile, d.path)))
@@ -2055,8 +2056,6 @@ def parse_prompt_scenario(text: str) -> tuple[PromptSettings, Any, str, dict[str
     HERMES_HOME, anything else in the working directory; option ``fill=N`` puts N characters of filler
     first) and running to the next ``===`` line. Returns (settings, MemoryFS, version, file header spans,
     first-line span). Raises ``ValueError``."""
-    from hermes_audit.hermes.scenario import scenario_fill, split_scenario
-
     try:
         opts, files, first = split_scenario(text, PROMPT_SCENARIO_MAGIC)
     except ValueError as exc:
@@ -2087,10 +2086,6 @@ def parse_prompt_scenario(text: str) -> tuple[PromptSettings, Any, str, dict[str
 
 def scenario_prompt_issues(text: str) -> list[tuple[PromptIssue, tuple[int, int]]]:
     """Run the prompt model on a scenario; each issue with the span of its file's ``===`` line."""
-    from hermes_audit.patterns.catalog import load_catalog
-    from hermes_audit.hermes.profiles import get_profile
-    from hermes_audit.hermes.threats import scanner_for
-
     settings, fs, version, headers, first = parse_prompt_scenario(text)
     catalog = load_catalog()
     profile = get_profile(version)
@@ -2112,8 +2107,6 @@ def detect_prompt(text: str, params: dict):
     scans get prompt findings from ``scan --prompt``); a hit spans the
     ``=== PATH`` line of the file the finding is about.
     """
-    from hermes_audit.findings import DetectorHit
-
     if not text.startswith(PROMPT_SCENARIO_MAGIC):
         return
     try:

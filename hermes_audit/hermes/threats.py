@@ -60,6 +60,8 @@ from hermes_audit.patterns.normalize import nfkc
 from hermes_audit.patterns.prefilter import DIRECT_SEARCH_CHARS, Prefilter, analyse, fold
 from hermes_audit.patterns.regex_code import known_tail
 from hermes_audit.patterns.tails import tail_pattern
+from hermes_audit.patterns import keywords
+from hermes_audit.patterns.prefilter import shared_keyword_search
 
 #: Above this many occurrences of a pattern's leading strings, one ``search`` beats trying each.
 _MAX_ANCHORS = 64
@@ -242,8 +244,6 @@ class ThreatScanner:
     def _search(self):
         """The optional C-level keyword search over the unspaced prefilter literals
         (:mod:`hermes_audit.patterns.keywords`), or ``None`` when it is not installed or switched off."""
-        from hermes_audit.patterns import keywords
-
         if not keywords.available():
             return None
         if self._keyword_search is None:
@@ -302,8 +302,6 @@ class ThreatScanner:
     def _shared_present(self, folded: str, own) -> Optional[set]:
         """The members of ``own.keys`` in ``folded`` from the audit's shared keyword search, or ``None`` when
         that search is off or does not hold all of them (see :attr:`share_keywords`)."""
-        from hermes_audit.patterns.prefilter import shared_keyword_search
-
         shared = shared_keyword_search()
         if shared is None:
             return None

@@ -145,6 +145,7 @@ def manifest_verdict(text: str, partial: Optional[str] = None) -> HermesVerdict:
     finding (high for the bomb), so the verdict, the finding and ``hermes-audit profile`` agree; none
     makes the scan incomplete.
     """
+    # start-up time: hermes.distribution imports PyYAML, which a scan of Markdown files does not need
     from hermes_audit.hermes.distribution import MANIFEST_FILENAME, ManifestRead, parse_manifest_text
 
     if partial:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from hermes_audit import __version__
 from hermes_audit.engine.unicode_chars import safe_path
+from hermes_audit.reporters.workflow import json_text
 
 SCHEMA_VERSION = 1
 
@@ -62,6 +63,4 @@ def to_dict(result) -> dict:
 
 def render(result) -> str:
     """The JSON document as a string (ASCII only, so it survives any terminal or pipe)."""
-    from hermes_audit.reporters.workflow import json_text  # issue 8: start-up (the text report imports this module)
-
     return json_text(to_dict(result)) + "\n"

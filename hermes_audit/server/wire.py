@@ -34,6 +34,7 @@ import stat
 import struct
 import sys
 import zlib
+from hermes_audit import __version__
 
 # No ``typing`` import (about 8 ms with the ``re`` it pulls in, on every run): with postponed evaluation of
 # annotations these names are only read by type checkers.
@@ -102,8 +103,6 @@ def connect(path: str, timeout: Optional[float] = None) -> _socket.socket:
 def identity() -> tuple:
     """``(protocol, interpreter path, package directory, package version, Python version)``: what a client
     and a server must share."""
-    from hermes_audit import __version__
-
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     return (PROTOCOL, sys.executable, package, __version__, sys.version)
 
