@@ -1,4 +1,5 @@
-"""Hostile input as audit findings: the ``input`` family (rules/hardening.yaml, issue 9).
+"""Hostile input, the facts: the ``input`` family (rules/hardening.yaml, issue 9). The findings and the
+``input-encoding`` and ``yaml-duplicate-keys`` detectors are :mod:`hermes_audit.engine.inputs`.
 
 Encodings first, then duplicate keys in YAML (:func:`duplicate_yaml_keys`).
 
@@ -19,7 +20,7 @@ context files in the latest profile). What that means for odd input:
 Two rules report this (codes in rules/hardening.yaml):
 
 * ``HA951 not-utf8``: the file is not valid UTF-8. Such a document has no text,
-  so the rule engine cannot run on it; :func:`input_findings` makes the finding
+  so the rule engine cannot run on it; :func:`hermes_audit.engine.inputs.input_findings` makes the finding
   for the scan pipeline. In the rule's examples (and tests) the ``input-encoding``
   detector reads a *bytes scenario* instead: a text whose first line is
   ``#hermes-audit-bytes`` and whose rest is the file's bytes, written with

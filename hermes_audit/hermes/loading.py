@@ -1,6 +1,8 @@
-"""Loading findings for ``hermes-audit scan``: what Hermes does with the files of the session directory.
+"""The session directory of a scan and the subdirectory-hint reads that hang or escape: the parts of the
+loading model that :mod:`hermes_audit.audits.loading` (the loading findings of ``hermes-audit scan``) adds
+to the session-start and hint models.
 
-``scan`` looks at files one by one; this module adds what depends on the whole
+``scan`` looks at files one by one; the loading findings add what depends on the whole
 tree, from the loading simulation (:mod:`hermes_audit.hermes.context` for
 session start, :mod:`hermes_audit.hermes.hints` for subdirectory hints), as
 findings of the ``loading`` family (``rules/loading.yaml``): text past Hermes'

@@ -646,7 +646,7 @@ def detect_store(text: str, params: dict):
     ``duplicate``, ``blocked-prefix``; ``limits`` maps ``memory``/``user`` to
     the store limits (default 2,200 / 1,375); ``document_kind`` (set by the
     engine) says which store the text is (``user-profile`` is USER.md).
-    Yields :class:`~hermes_audit.engine.detectors.DetectorHit` values with
+    Yields :class:`~hermes_audit.findings.DetectorHit` values with
     spans in ``text``.
     """
     check = params.get("check")

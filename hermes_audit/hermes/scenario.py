@@ -1,7 +1,7 @@
 """Scenario documents: a small tree written as text, simulated in memory (rule examples, tests).
 
 The loading rules' catalog examples are scenarios (format in ``docs/context-and-hints.md``);
-:func:`scenario_issues` runs the session-start model of :mod:`hermes_audit.hermes.context` (and, with
+:func:`hermes_audit.audits.detectors.scenario_issues` runs the session-start model of :mod:`hermes_audit.hermes.context` (and, with
 the ``hints`` option, :mod:`hermes_audit.hermes.hints`) on one. :mod:`hermes_audit.hermes.prompt` reads
 its own scenarios with :func:`split_scenario`. Kept out of :mod:`hermes_audit.hermes.context` so a scan
 of real files does not build these classes (issue 8: start-up). Nothing is read from or written to disk.
