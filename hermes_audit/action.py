@@ -52,7 +52,9 @@ import shlex
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import Mapping, Optional, Sequence
+
+from hermes_audit.reporters.github import md_escape
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 FORMATS = ("github", "text", "json", "sarif")
@@ -260,8 +262,11 @@ def _json_summary(python: str, args: list[str], paths: list[str], out: str, env:
                    env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         with open(out, encoding="utf-8") as fh:
-            summary = json.load(fh).get("summary") or {}
-        return {k: int(summary.get(k) or 0) for k in ("files", "findings", "suppressed")}
+            report = json.load(fh)
+        summary = report.get("summary") or {}
+        got = {k: int(summary.get(k) or 0) for k in ("files", "findings", "suppressed")}
+        got["paths"] = sorted({str(f.get("path")) for f in report.get("files") or [] if isinstance(f, dict)})
+        return got
     except (OSError, ValueError, AttributeError, TypeError):
         return None
 
@@ -280,7 +285,8 @@ def removed_counts(plan: Plan, config_args: list[str], python: str, env: dict, t
     if got is None or raw is None:
         return None
     return {"findings": max(0, raw["findings"] - got["findings"]), "files": max(0, raw["files"] - got["files"]),
-            "suppressed": got["suppressed"], "raw_findings": raw["findings"], "raw_files": raw["files"]}
+            "suppressed": got["suppressed"], "raw_findings": raw["findings"], "raw_files": raw["files"],
+            "removed_paths": sorted(set(raw["paths"]) - set(got["paths"]))}
 
 
 def _plural(n: int, word: str) -> str:
@@ -294,6 +300,10 @@ def removal_message(counts: Optional[dict]) -> Optional[str]:
     text = (f"configuration, inline suppressions or a baseline removed {_plural(counts['findings'], 'finding')} "
             f"and {_plural(counts['files'], 'file')} from this report (without them: "
             f"{_plural(counts['raw_findings'], 'finding')} in {_plural(counts['raw_files'], 'file')})")
+    gone = counts.get("removed_paths") or []
+    if gone:  # issue 22 QA: name what was left out, so a reviewer sees a PR that excludes its own payload
+        text += ("; files left out: " + ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+                 + " (exclude or per-path-ignores in the configuration)")
     if counts["suppressed"]:
         text += f"; {counts['suppressed']} suppressed, listed with their reasons in the JSON report"
     return text
@@ -304,7 +314,9 @@ def _append_summary(path: Optional[str], lines: list[str]) -> None:
         return
     try:
         with open(path, "a", encoding="utf-8") as fh:
-            fh.write("\n".join(["### hermes-audit: what this report leaves out", "", *[f"- {ln}" for ln in lines], ""])
+            # md_escape: the lines name files of the scanned tree, whose names the pull request chose
+            fh.write("\n".join(["### hermes-audit: what this report leaves out", "",
+                                *[f"- {md_escape(ln, 4000)}" for ln in lines], ""])
                      + "\n")
     except OSError as exc:
         print(f"::warning title=hermes-audit action::{_escape(f'cannot write the job summary: {exc}')}", flush=True)
@@ -368,5 +380,23 @@ def main(env: Optional[Mapping[str, str]] = None, python: Optional[str] = None) 
     return 0
 
 
+def cli(argv: Sequence[str]) -> int:
+    """``python -m hermes_audit.action [--help]``: the Action's step takes no arguments (its inputs come in
+    environment variables); ``--help``/``-h`` prints this module's documentation and exits 0, any other
+    argument is a usage error (exit 2) that runs nothing and writes nothing (issue 22 QA: ``--help`` ran a
+    scan and wrote ``hermes-audit.sarif`` into the current directory)."""
+    if not argv:
+        return main()
+    if list(argv) in (["--help"], ["-h"]):
+        try:
+            print(__doc__.strip(), flush=True)
+        except BrokenPipeError:  # `| head`: the reader has what it wanted
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    print(f"hermes-audit action: takes no arguments (got {' '.join(argv)!r}); its inputs are the HA_* environment "
+          "variables (python -m hermes_audit.action --help)", file=sys.stderr)
+    return 2
+
+
 if __name__ == "__main__":  # pragma: no cover - exercised through subprocess in tests
-    sys.exit(main())
+    sys.exit(cli(sys.argv[1:]))

@@ -150,3 +150,27 @@ def test_cli_diff_clean_tree_exits_zero(tmp_path):
     r = CliRunner().invoke(cli, ["scan", "--no-git", "--no-config", "--diff", str(d)])
     assert r.exit_code == 0
     assert r.output.strip().endswith("(nothing written)")
+
+
+@pytest.mark.parametrize("version", ["0.18", "0.18.2", "0.17.0", "0.15"])
+def test_fix_hermes_blocking_for_a_version_that_blocks_a_leading_bom(tmp_path, version):
+    """Issue 22 (QA): ``--fix-hermes-blocking`` with 0.18 was an internal error (KeyError: the profile has no
+    catalog of its own), and with 0.15 said "nothing to fix" while Hermes blocks the file for its BOM."""
+    f = tmp_path / "AGENTS.md"
+    f.write_bytes(b"\xef\xbb\xbf# Title\nRun tests.\n")
+    args = ["scan", "--no-git", "--no-config", "--hermes-version", version, "--format", "json"]
+    before = CliRunner().invoke(cli, [*args, str(f)])
+    assert '"HP100"' in before.output or '"HP0' in before.output  # Hermes blocks it for U+FEFF
+    r = CliRunner().invoke(cli, [*args, "--fix", "--fix-hermes-blocking", str(f)])
+    assert r.exit_code == 0, r.output
+    assert f.read_bytes() == b"# Title\nRun tests.\n"
+    assert '"blocked": true' not in r.output
+
+
+def test_fix_hermes_blocking_keeps_the_bom_for_a_version_that_strips_it(tmp_path):
+    f = tmp_path / "AGENTS.md"
+    f.write_bytes(b"\xef\xbb\xbf# Title\nRun tests.\n")
+    r = CliRunner().invoke(cli, ["scan", "--no-git", "--no-config", "--hermes-version", "0.19", "--fix",
+                                 "--fix-hermes-blocking", str(f)])
+    assert r.exit_code == 0, r.output
+    assert f.read_bytes() == b"\xef\xbb\xbf# Title\nRun tests.\n"

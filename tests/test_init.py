@@ -12,7 +12,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from hermes_audit.cli.init_cmd import PRE_COMMIT_FILE, WORKFLOW_FILE, add_hook_text, hook_entry, workflow_text
+from hermes_audit.cli.init_cmd import (PRE_COMMIT_FILE, WORKFLOW_FILE, add_hook_text, default_branch, hook_entry,
+                                       workflow_text)
 from hermes_audit.cli.main import cli
 from hermes_audit.reporters.sarif import PROJECT_URL
 
@@ -190,3 +191,37 @@ def test_result_passes_pre_commit_validation(tmp_path):
     proc = subprocess.run([exe, "validate-config", str(repo / PRE_COMMIT_FILE)], capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _git(*args: str) -> None:
+    subprocess.run(["git", *args], check=True, capture_output=True)
+
+
+def test_workflow_names_the_repositorys_default_branch(tmp_path):
+    """Issue 22: the workflow scans pushes to the repository's own default branch, not always ``main``."""
+    repo = tmp_path / "r"
+    _git("init", "-q", "-b", "trunk", str(repo))
+    r = _init(repo, "--no-pre-commit")
+    assert r.exit_code == 0, r.output
+    text = (repo / WORKFLOW_FILE).read_text(encoding="utf-8")
+    assert "    branches: [trunk]\n" in text and "[main]" not in text
+    assert "pushes to trunk" in r.output
+    assert yaml.safe_load(text)[True]["push"]["branches"] == ["trunk"]  # YAML 1.1 reads `on` as true
+
+
+def test_default_branch_prefers_the_remote_head(tmp_path):
+    upstream, clone = tmp_path / "up", tmp_path / "clone"
+    _git("init", "-q", "-b", "master", str(upstream))
+    _git("-C", str(upstream), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x")
+    _git("clone", "-q", str(upstream), str(clone))
+    _git("-C", str(clone), "checkout", "-q", "-b", "feature")
+    assert default_branch(clone) == "master"
+
+
+def test_default_branch_is_main_outside_git_and_never_reads_a_parent_repository(tmp_path):
+    outer = tmp_path / "outer"
+    _git("init", "-q", "-b", "develop", str(outer))
+    inner = outer / "inner"
+    inner.mkdir()
+    assert default_branch(inner) == "main"
+    assert default_branch(tmp_path) == "main"

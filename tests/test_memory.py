@@ -423,3 +423,19 @@ def test_cli_render_non_numeric_limit_of_an_empty_store(tmp_path):
     assert "USER PROFILE (who the user is)" in out and "Name: Ana" in out
     home2 = _home(tmp_path / "b", memory="User likes tea", user="Name: Ana", config="memory:\n  memory_char_limit: 1e3\n")
     assert run(["memory", str(home2), "--render"]).output == ""
+
+
+def test_memory_text_says_where_each_limit_comes_from(tmp_path):
+    """Issue 22 (QA): "limits ... (from config.yaml)" was printed when config.yaml set no limit."""
+    from click.testing import CliRunner
+
+    from hermes_audit.cli.main import cli
+
+    (tmp_path / "memories").mkdir()
+    (tmp_path / "memories" / "MEMORY.md").write_text("User likes tea\n")
+    (tmp_path / "config.yaml").write_text("model: x\n")
+    head = CliRunner().invoke(cli, ["memory", str(tmp_path)]).output.splitlines()[0]
+    assert "MEMORY.md 2200 (default), USER.md 1375 (default)" in head
+    (tmp_path / "config.yaml").write_text("memory:\n  user_char_limit: 900\n")
+    head = CliRunner().invoke(cli, ["memory", str(tmp_path), "--memory-limit", "3000"]).output.splitlines()[0]
+    assert "MEMORY.md 3000 (the command line), USER.md 900 (config.yaml)" in head

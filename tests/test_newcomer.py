@@ -280,3 +280,65 @@ def test_progress_line_escapes_a_hostile_label(monkeypatch):
     from hermes_audit.cli.progress import Progress
 
     assert "\x1b" not in Progress("cloning https://x.example/\x1b]0;pwned\x07").label
+
+
+def test_verdict_heading_says_which_profile_answers_for_a_release(tmp_path, monkeypatch):
+    """Issue 22 (QA): ``--hermes-version 0.17.0`` showed "Hermes verdicts (0.15)", which read as a mistake;
+    the heading now names the profile and the releases it models."""
+    (tmp_path / "AGENTS.md").write_text("Run the tests.\n", encoding="utf-8")
+    r = _invoke(["scan", "--color", "never", "--hermes-version", "0.17.0"], tmp_path, monkeypatch)
+    assert "Hermes verdicts (0.15, releases 0.15.0-0.17.0): 1 file" in r.stdout
+    r = _invoke(["scan", "--color", "never", "--hermes-version", "0.19.0"], tmp_path, monkeypatch)
+    assert "Hermes verdicts (0.19): 1 file" in r.stdout
+
+
+def test_hook_runs_one_process_for_all_files():
+    """Issue 22 (QA): with ``require_serial: false`` pre-commit split the staged files over several processes,
+    each printing its own summary, and shadowing between context types was judged per chunk."""
+    assert _hook()["require_serial"] is True
+
+
+def test_docs_list_every_configuration_key_and_every_action_variable():
+    """Issue 22 (QA): the docs sent readers to config.py's and action.py's docstrings for the keys and the
+    Action's variables; both lists are now in the docs, and each key or variable the code reads is there."""
+    import dataclasses
+    import re
+
+    from hermes_audit.cli.config import Config
+
+    conf = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    for f in dataclasses.fields(Config):
+        if f.name in ("source", "fail_on_never"):
+            continue
+        key = f.name.replace("_", "-")
+        assert f"| `{key}` |" in conf or f"| `[tool.hermes-audit.{key}]` |" in conf, key
+    github = (ROOT / "docs" / "github.md").read_text(encoding="utf-8")
+    action_src = (ROOT / "hermes_audit" / "action.py").read_text(encoding="utf-8")
+    for var in sorted(set(re.findall(r'"(HA_[A-Z_]+)"', action_src))):
+        assert f"| `{var}` |" in github, var
+
+
+def test_a_version_without_session_simulation_never_calls_a_file_loaded(tmp_path, monkeypatch):
+    """Issue 22 (QA): ``--hermes-version 0.17.0`` said "2 loaded" for a CLAUDE.md that AGENTS.md shadows:
+    shadowing is not modelled for that version, so its table says ``passes`` and why."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "AGENTS.md").write_text("Run tests.\n", encoding="utf-8")
+    (tmp_path / "CLAUDE.md").write_text("Use uv.\n", encoding="utf-8")
+    r = _invoke(["scan", "--no-git", "--color", "never", "--hermes-version", "0.17.0"], tmp_path, monkeypatch)
+    head = r.stdout.split("Hermes verdicts (", 1)[1].splitlines()[0]
+    assert "2 files: 2 passes" in head and "shadowing and truncation are not modelled" in head
+    assert " loaded" not in head
+    r = _invoke(["scan", "--no-git", "--color", "never", "--hermes-version", "0.19"], tmp_path, monkeypatch)
+    assert "2 files: 1 loaded, 1 shadowed" in r.stdout
+
+
+def test_every_hermes_parity_finding_says_how_to_fix_it(tmp_path, monkeypatch):
+    """Issue 22 (QA): HP001 and HP005 findings had no fix line; an honest `<!-- prettier-ignore-start -->`
+    makes Hermes drop the whole file, and the report now says what to change."""
+    from hermes_audit.patterns.catalog import load_catalog
+
+    assert all(r.fix for r in load_catalog().parity.rules)
+    (tmp_path / "AGENTS.md").write_text("# T\n<!-- prettier-ignore-start -->\n| a |\n", encoding="utf-8")
+    r = _invoke(["scan", "--no-git", "--format", "json", "AGENTS.md"], tmp_path, monkeypatch)
+    hp005 = [f for f in json.loads(r.stdout)["findings"] if f["rule_id"] == "HP005"]
+    assert hp005 and "trigger word" in hp005[0]["fix"]

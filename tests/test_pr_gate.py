@@ -94,6 +94,7 @@ def test_auditor_mode_uses_the_base_commits_configuration_and_says_what_it_remov
     assert f"the configuration of the base commit {base[:12]} (.hermes-audit.toml)" in log
     assert "::notice title=hermes-audit: findings removed::" in log and "and 1 file from this report" in log
     assert "and 1 file from this report" in summary
+    assert "files left out: docs/AGENTS.md" in log  # named, so a reviewer sees what the configuration hides
 
 
 def test_auditor_mode_without_the_base_commit_in_the_clone(tmp_path, repo):

@@ -113,3 +113,16 @@ def test_session_commands_refuse_a_profile_without_a_session_model(tmp_path, com
     r = CliRunner().invoke(cli, [*command, "--hermes-version", "0.18", "--cwd", str(tmp_path)],
                            env={"HERMES_AUDIT_SERVER": ""})
     assert r.exit_code == 2 and "not modelled for Hermes 0.18" in r.output
+
+
+def test_auto_with_a_hermes_it_cannot_read_says_so(tmp_path):
+    """Issue 22 (QA): a shell-script ``hermes`` on PATH got "no hermes on PATH"; the note now names it."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    script = bindir / "hermes"
+    script.write_text("#!/bin/sh\nexec python3 -m hermes \"$@\"\n")
+    script.chmod(0o755)
+    name, note = resolve_hermes_version("auto", str(bindir))
+    assert name == "latest"
+    assert f"cannot tell the version of {script}" in note and "no hermes on PATH" not in note
+    assert resolve_hermes_version(None, str(bindir)) == ("latest", "")

@@ -133,7 +133,7 @@ def _unparsed(text: str) -> str:
     try:
         dist.load_yaml_bounded(text[1:] if text.startswith("\ufeff") else text)
     except Exception as exc:  # the same call that failed: its message (YAML bomb, syntax error with position)
-        return f"not evaluated: {' '.join(str(exc).split())[:200]}"
+        return f"not evaluated: {dist.yaml_error_text(exc)[:200]}"  # one line, positions kept, no excerpt or caret
     return "not evaluated: neither JSON nor YAML"
 
 

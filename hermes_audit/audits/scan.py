@@ -105,6 +105,7 @@ class FileReport:
 
 @dataclass(eq=False)
 class ScanResult:
+    #: The version profile's name (``0.15``, ``0.19``, ``latest``; hermes_audit/hermes/versions/).
     hermes_version: str
     files: list[FileReport] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -116,6 +117,11 @@ class ScanResult:
     baseline_stale: list = field(default_factory=list)
     #: Directories given to the scan in which discovery found no file with a name Hermes loads (display paths).
     empty_directories: list[str] = field(default_factory=list)
+    #: The profile for people: ``latest``, ``0.19`` or ``0.15, releases 0.15.0-0.17.0``; empty means the name.
+    hermes_label: str = ""
+    #: False for a profile whose session is not simulated (0.15, 0.18): a file Hermes' scan lets through
+    #: may still be shadowed or cut, which this run cannot tell.
+    session_modelled: bool = True
 
     @property
     def incomplete(self) -> bool:
@@ -485,6 +491,13 @@ def unaudited_injection(read) -> Optional[str]:
     return None
 
 
+def _profile_label(profile) -> str:
+    """``0.15, releases 0.15.0-0.17.0`` for a profile that models several releases, else its name: a
+    release given to ``--hermes-version`` (``0.17.0``) then shows which profile answered for it."""
+    rel = list(profile.releases)
+    return f"{profile.name}, releases {rel[0]}-{rel[-1]}" if len(rel) > 1 else profile.name
+
+
 def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Catalog] = None) -> ScanResult:
     """Scan ``paths`` and return documents, verdicts and findings (filtered by the options).
 
@@ -500,7 +513,8 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     engine = Engine(rules)
     # issue 8: the audit rules search the same texts for their keywords: Hermes' scanner shares that search
     scanner.share_keywords = any(r.patterns for r in engine.rules)
-    result = ScanResult(hermes_version=profile.name, options=options, rules_run=rules)
+    result = ScanResult(hermes_version=profile.name, options=options, rules_run=rules,
+                        hermes_label=_profile_label(profile), session_modelled=profile.session_model)
     if options.loading and options.session_cwd is not None:  # a bad --cwd fails now, not after the scan
 
         session_directory(paths, options.session_cwd)

@@ -188,7 +188,7 @@ def resolve_hermes_version(value: Optional[str], path_env: Optional[str] = None)
     its profile, else ``latest``. Raises :class:`CliError` for a version no profile models.
     """
     # start-up time: a command (and a report format) imports only what it runs
-    from hermes_audit.documents.installed_hermes import find_installed_hermes
+    from hermes_audit.documents.installed_hermes import find_installed_hermes, hermes_command
     from hermes_audit.hermes.profiles import profile_name_for
 
     if value is not None and value.strip().lower() != "auto":
@@ -199,8 +199,15 @@ def resolve_hermes_version(value: Optional[str], path_env: Optional[str] = None)
     explicit = value is not None
     found = find_installed_hermes(path_env)
     if found is None:
+        if not explicit:
+            return "latest", ""
+        command = hermes_command(path_env)
+        if command:
+            return "latest", (f"note: --hermes-version auto cannot tell the version of {one_line(command)} (not a Python "
+                              "entry point of an environment holding hermes-agent); using latest; pin one with "
+                              "--hermes-version")
         return "latest", ("note: --hermes-version auto found no installed hermes-agent (no package in this "
-                          "environment, no hermes on PATH); using latest" if explicit else "")
+                          "environment, no hermes on PATH); using latest")
     try:
         name = profile_name_for(found.version)
     except ValueError:

@@ -83,6 +83,9 @@ def render_context_text(report, include_soul: bool) -> str:
     if secs:
         lines.append("")
         lines.append("Sections:")
+        if report.merged is not None:
+            lines.append("  (two cuts: Hermes cuts each file's section of the AGENTS.md chain to the cap, joins them, then cuts "
+                         "the joined chain to the cap again; the Files table counts what survives both)")
         for s in secs:
             tr = s.truncation
             state = "blocked" if s.blocked else ("truncated" if tr.truncated else "loaded")
@@ -161,7 +164,7 @@ def _context_exit(report) -> int:
               help="HERMES_HOME (SOUL.md, config.yaml) [default: $HERMES_HOME or ~/.hermes].")
 @click.option("--hermes-version", type=HERMES_VERSION, default=None, help=HERMES_VERSION_HELP)
 @click.option("--context-length", type=int, default=None, metavar="TOKENS",
-              help="The model's context window; Hermes derives the cap from it (tokens x 4 x 0.06, 20,000 to 500,000; 0 or less means unknown, as in Hermes).")
+              help="The model's context window; Hermes derives the cap from it (tokens x 4 x 0.06, 20,000 to 500,000; 0 or less means unknown, as in Hermes) [default: config.yaml model.context_length, else unknown].")
 @click.option("--max-chars", type=click.IntRange(min=1), default=None, metavar="N",
               help="The cap itself, as if context_file_max_chars were set in config.yaml.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
@@ -184,7 +187,8 @@ def context(cwd, hermes_home, hermes_version, context_length, max_chars, config_
     except ValueError as exc:
         raise CliError(str(exc)) from None
     # start-up time: a command (and a report format) imports only what it runs
-    from hermes_audit.hermes.context import cap_from_config, default_hermes_home, read_hermes_config, simulate_context
+    from hermes_audit.hermes.context import (cap_from_config, default_hermes_home, model_context_length, read_hermes_config,
+                                            simulate_context)
     from hermes_audit.hermes.truncation import UnknownText
 
     if context_length is not None and max_chars is not None:
@@ -196,6 +200,8 @@ def context(cwd, hermes_home, hermes_version, context_length, max_chars, config_
     if config_path is not None and not config_path.exists():
         raise CliError(f"{config_path}: no such file")
     config, problem = read_hermes_config(cfg_path)
+    if context_length is None and max_chars is None:
+        context_length = model_context_length(config)  # as `prompt` does (issue 22 QA: the two disagreed)
     cap = cap_from_config(config, context_length, str(cfg_path), max_chars)
     profile, scanner = _scanner(hermes_version)
     stalled = len(scanner.stalls)

@@ -30,16 +30,21 @@ def run_fix(result, targets: Sequence[Path], opts, fix: bool, hermes_blocking: b
     # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.patterns.catalog import load_catalog
     from hermes_audit.audits.fix import FixError, plan_for_document, unified_diff, write_plan
+    from hermes_audit.hermes.profiles import get_profile
     from hermes_audit.audits.scan import run_scan
 
     if hermes_blocking and not (fix or diff):
         raise CliError("--fix-hermes-blocking needs --fix or --diff")
-    invisible = None
+    invisible, keep_bom = None, True
     if hermes_blocking:
-        invisible = load_catalog(opts.rules_dir).parity.versions[result.hermes_version].invisible_chars
+        # the profile names its scanner's catalog (0.18 uses 0.19's; 0.15-0.17 their own) and whether Hermes
+        # scans a leading BOM as text (0.15.0-0.18.2 block a file for it)
+        profile = get_profile(result.hermes_version)
+        invisible = load_catalog(opts.rules_dir).parity.versions[profile.scanner].invisible_chars
+        keep_bom = profile.strip_bom_before_scan
     plans = []
     for fr in result.files:
-        plan = plan_for_document(fr.document, invisible)
+        plan = plan_for_document(fr.document, invisible, keep_bom)
         if plan is not None and plan.changed:
             plans.append(plan)
     if diff:

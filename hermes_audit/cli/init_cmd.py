@@ -25,6 +25,8 @@ atomically, never runs git or git hooks. Exit codes: 0 done (changed or not),
 from __future__ import annotations
 
 import os
+import re
+import subprocess
 import stat
 from pathlib import Path
 from typing import Optional
@@ -70,7 +72,7 @@ HOOK_ENTRY = (
 #: SHA), warns about a branch name and never updates a branch it has cached; ``autoupdate`` writes the
 #: newest tag, or the newest commit's SHA while the repository has no tag.
 UNPINNED_COMMENT = (
-    "  # no hermes-audit release tag yet: pin this to a commit with\n"
+    "  # while hermes-audit has no release tag, this pins rev to its newest commit (and later updates it):\n"
     "  #   pre-commit autoupdate --repo {url}\n"
 )
 
@@ -82,7 +84,7 @@ name: hermes-audit
 
 on:
   push:
-    branches: [main]
+    branches: [{branch}]
   pull_request:
 
 permissions:
@@ -125,13 +127,14 @@ class SnippetError(CliError):
         click.echo(self.snippet, nl=False)
 
 
-def workflow_text() -> str:
+def workflow_text(branch: str = "main") -> str:
     """The example workflow for this version (``uses:`` the release tag, else the default branch with a
-    comment saying how to pin a commit)."""
+    comment saying how to pin a commit); ``branch`` is the repository's own default branch, the one whose
+    pushes it scans (docs/examples/hermes-audit.yml shows ``main``)."""
     comment = "" if RELEASE_TAG else (
         "      # no hermes-audit release tag yet: this follows its default branch; pin a commit\n"
         f"      # (uses: {ACTION_REF}@<40-character commit SHA>) to freeze it\n")
-    return WORKFLOW_TEMPLATE.format(action=ACTION_REF, ref=hook_rev(), uses_comment=comment)
+    return WORKFLOW_TEMPLATE.format(action=ACTION_REF, ref=hook_rev(), uses_comment=comment, branch=branch)
 
 
 def hook_entry(indent: int = 2) -> str:
@@ -301,10 +304,34 @@ def setup_pre_commit(root: Path, dry_run: bool) -> str:
     return f"would update {PRE_COMMIT_FILE}: add the {HOOK_ID} hook ({PROJECT_URL} {hook_rev()})"
 
 
+#: A branch name written into the workflow as it is: no YAML or glob syntax (``*``, ``[``, ``:``, quotes).
+_PLAIN_BRANCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}")
+
+
+def default_branch(root: Path) -> str:
+    """The repository's default branch: the remote's HEAD (``origin/HEAD`` -> ``master``), else the
+    branch checked out, else ``main``. Only ``git symbolic-ref`` runs (it reads no index and runs no
+    hook) and only in ``root`` itself, never a repository above it; a name that is not plain
+    (:data:`_PLAIN_BRANCH`) gives ``main``."""
+    env = dict(os.environ, GIT_CEILING_DIRECTORIES=str(root.resolve().parent), GIT_DIR=str(root / ".git"))
+    for ref in ("refs/remotes/origin/HEAD", "HEAD"):
+        try:
+            out = subprocess.run(["git", "-C", str(root), "symbolic-ref", "--quiet", "--short", ref],
+                                 stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=10, env=env)
+        except (OSError, subprocess.SubprocessError):
+            return "main"
+        name = out.stdout.strip()
+        if out.returncode == 0 and name:
+            name = name[len("origin/"):] if ref != "HEAD" and name.startswith("origin/") else name
+            return name if _PLAIN_BRANCH.fullmatch(name) else "main"
+    return "main"
+
+
 def setup_workflow(root: Path, dry_run: bool) -> str:
     """Write the example workflow unless a file is already there; returns the line to report."""
     path = root / WORKFLOW_FILE
-    text = workflow_text()
+    branch = default_branch(root)
+    text = workflow_text(branch)
     if os.path.lexists(path):
         try:
             same = not path.is_symlink() and path.is_file() and _read_text(path) == text
@@ -319,7 +346,7 @@ def setup_workflow(root: Path, dry_run: bool) -> str:
     if not dry_run:
         _atomic_write(path, text, root=root)
     return (f"{'would create' if dry_run else 'created'} {WORKFLOW_FILE} "
-            "(scans on push and pull request, uploads SARIF to code scanning)")
+            f"(scans pushes to {branch} and pull requests, uploads SARIF to code scanning)")
 
 
 @click.command()

@@ -35,8 +35,10 @@ def render_text(audit, color: bool) -> str:
     out: list[str] = []
     cfg = audit.config
     where = f"Hermes home: {safe_path(str(audit.home))}" if audit.home else "Memory store files"
-    lim = f"limits MEMORY.md {cfg.limits['memory']!r}, USER.md {cfg.limits['user']!r} characters"
-    lim += f" (from {safe_path(cfg.source)})" if cfg.source else " (defaults)"
+    # each limit with where it comes from (issue 22 QA: "(from config.yaml)" when that file set none)
+    lim = "limits " + ", ".join(
+        f"{name} {cfg.limits[t]!r} ({cfg.limits_set.get(t, 'default')})"
+        for t, name in (("memory", "MEMORY.md"), ("user", "USER.md"))) + " characters"
     out.append(style(f"{where} — {audit.result.hermes_version} profile; {lim}", bold=True))
     for p in cfg.problems:
         out.append(f"  ! {printable(p, 300)}")

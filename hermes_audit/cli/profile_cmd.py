@@ -93,6 +93,7 @@ def render_text(report, color: bool) -> str:
     from hermes_audit.engine.unicode_chars import printable
     from hermes_audit.engine.unicode_chars import safe_path
     from hermes_audit.reporters.excerpt import ExcerptLines, source_excerpt
+    from hermes_audit.hermes.skills_guard import GUARD_FAMILY
 
     def style(s: str, fg: Optional[str] = None, bold: bool = False) -> str:
         return click.style(s, fg=fg, bold=bold) if color else s
@@ -193,11 +194,19 @@ def render_text(report, color: bool) -> str:
     if report.findings:
         out.append(style("Findings:", bold=True))
     excerpt_lines = ExcerptLines()  # each text split and each line redacted once (issue 8)
-    for f in report.findings:
-        sev = style(f.severity.label, {"critical": "magenta", "high": "red", "medium": "yellow"}.get(f.severity.label),
-                    bold=True)
-        out.append(f"{safe_path(f.path)}:{f.start.line}:{f.start.column}: {f.rule_id} [{sev}/{f.confidence.label}] "
-                   f"{p(f.message)}")
+    # hermes-audit's own findings first; Hermes' skills guard (HS, for comparison, never counted) after them,
+    # its severity shown as the guard's, not as one of this audit's (issue 22 QA: "HS015 [high/high]" on an
+    # honest script read as a high finding of a profile judged safe)
+    ordered = sorted(report.findings, key=lambda f: f.family == GUARD_FAMILY)
+    for f in ordered:
+        if f.family == GUARD_FAMILY:
+            out.append(f"{safe_path(f.path)}:{f.start.line}:{f.start.column}: {f.rule_id} "
+                       f"[skills guard: {f.severity.label}, not counted] {p(f.message)}")
+        else:
+            sev = style(f.severity.label, {"critical": "magenta", "high": "red", "medium": "yellow"}.get(f.severity.label),
+                        bold=True)
+            out.append(f"{safe_path(f.path)}:{f.start.line}:{f.start.column}: {f.rule_id} [{sev}/{f.confidence.label}] "
+                       f"{p(f.message)}")
         if f.path in texts and texts[f.path] and not f.path.startswith("<"):
             out.extend(source_excerpt(texts[f.path], f, excerpt_lines))
         if f.fix:
@@ -219,7 +228,10 @@ def render_text(report, color: bool) -> str:
         line = "Verdict: safe to install (no problem at or above " + report.options.fail_on.label + ")"
         if any(s.findings for s in report.skills):
             line += "; the HS lines (Hermes' skills guard, for comparison) are not counted"
-        out.append(style(line, "green", bold=True))
+        if report.version_refusal:  # content is safe, but this Hermes will not install it (exit stays 0)
+            line += (f"; but {report.hermes_label} refuses to install it for its version (hermes_requires): "
+                     "audit it with --hermes-version set to the release you will install it with")
+        out.append(style(line, "yellow" if report.version_refusal else "green", bold=True))
     return "\n".join(out) + "\n"
 
 
@@ -295,7 +307,7 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
     problems in SOUL.md, skills, cron jobs, mcp.json, config.yaml, env_requires
     and shipped memories; ends with a verdict.
 
-    Exit codes: 0 safe to install, 1 not safe (or Hermes refuses it), 2 usage
+    Exit codes: 0 safe to install (also when only the version is refused: the verdict says so), 1 not safe (or Hermes refuses it), 2 usage
     or input error (with --keep-tree: also when the tree could not be kept),
     3 incomplete audit.
     """

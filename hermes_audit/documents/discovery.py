@@ -25,7 +25,7 @@ from typing import Any, Iterator, Optional, Sequence
 
 from hermes_audit.documents.beneath import is_below
 from hermes_audit.documents.gitroot import find_git_root
-from hermes_audit.documents.kinds import CANDIDATE_NAMES, DocumentKind, classify, may_classify
+from hermes_audit.documents.kinds import CANDIDATE_NAMES, NAME_KINDS, DocumentKind, classify, may_classify
 
 #: Directory names never descended into.
 SKIP_DIRS = frozenset({".git", "node_modules"})
@@ -62,6 +62,14 @@ class DiscoveryResult:
 _LIST_ARGS = ("--cached", "--others", "--exclude-standard")
 #: ``git ls-files`` arguments: untracked, not ignored directories shown as ``dir/``.
 _UNTRACKED_DIR_ARGS = ("--others", "--directory", "--exclude-standard")
+#: ``git ls-files`` arguments: files ``.gitignore`` hides whose names Hermes loads as context (a local session
+#: still reads them, as project context or subdirectory hints; issue 22 QA: a poisoned, ignored
+#: ``.devcontainer/AGENTS.md`` went unmentioned). Only names are listed (pathspecs), never contents.
+_IGNORED_CONTEXT_ARGS = ("--others", "--ignored", "--exclude-standard", "--",
+                         *(f":(glob)**/{n}" for n in sorted(NAME_KINDS) if NAME_KINDS[n].value != "distribution"),
+                         ":(glob)**/.cursor/rules/*.mdc")
+#: Seconds the scan waits for that listing after its own (it only feeds a note; a huge ignored tree is let go).
+IGNORED_LIST_WAIT_S = 3.0
 
 
 def _git_start(repo_root: Path, args: Sequence[str]) -> Any:
@@ -79,14 +87,14 @@ def _git_start(repo_root: Path, args: Sequence[str]) -> Any:
         return None
     try:
         return git.Git(str(repo_root)).execute(
-            ["git", *SAFE_GIT_OPTIONS, "ls-files", *args, "-z"], as_process=True, stdout_as_string=False,
+            ["git", *SAFE_GIT_OPTIONS, "ls-files", "-z", *args], as_process=True, stdout_as_string=False,
             env={"GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0"})
     except Exception:  # no git executable, bad directory (gitpython raises its own errors)
         return None
 
 
 def _git_finish(handle: Any, warnings: Optional[list[str]] = None,
-                failure: Optional[list[str]] = None) -> Optional[list[str]]:
+                failure: Optional[list[str]] = None, timeout: float = GIT_TIMEOUT_S) -> Optional[list[str]]:
     """The NUL-separated names a :func:`_git_start` process printed, ``None`` if git failed or took more
     than :data:`GIT_TIMEOUT_S` seconds (it is then killed).
 
@@ -100,7 +108,7 @@ def _git_finish(handle: Any, warnings: Optional[list[str]] = None,
         return None
     proc = handle.proc  # the subprocess.Popen inside gitpython's handle
     try:
-        out, err = proc.communicate(timeout=GIT_TIMEOUT_S)
+        out, err = proc.communicate(timeout=timeout)
     except (subprocess.TimeoutExpired, OSError, ValueError):
         _git_abandon(handle)
         return None
@@ -244,8 +252,15 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
             warnings: list[str] = []
             # both listings run at once: the untracked directories are read after the main list (issue 8)
             pending = _git_start(git_root, _UNTRACKED_DIR_ARGS)
+            ignored = _git_start(git_root, _IGNORED_CONTEXT_ARGS)
             failure: list[str] = []
             listed = _git_list(git_root, warnings, failure)
+            if listed is not None:
+                note = _ignored_context_note(_git_finish(ignored, timeout=IGNORED_LIST_WAIT_S), root, git_root, base)
+                if note:
+                    result.notes.append(note)
+            else:
+                _git_abandon(ignored)
             if listed is None:
                 _git_abandon(pending)
                 why = f" ({failure[0]})" if failure else ""
@@ -275,6 +290,30 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
         result.candidates.append(Candidate(p, _display(p, base), kind))
     result.candidates.sort(key=lambda c: c.display)
     return result
+
+
+def _ignored_context_note(ignored: Optional[list[str]], root: Path, git_root: Path, base: Path) -> str:
+    """A note naming the context files under ``root`` that ``.gitignore`` hides from the scan (``""`` for
+    none): Hermes does not read .gitignore, so a local session still loads them. Paths in ``.git`` or
+    ``node_modules`` are left out, as in the scan itself."""
+    if not ignored:
+        return ""
+    sub = root.resolve().relative_to(git_root).as_posix()
+    prefix = "" if sub == "." else sub + "/"
+    found = []
+    for rel in ignored:
+        if prefix and not rel.startswith(prefix):
+            continue
+        if any(part in SKIP_DIRS for part in Path(rel).parts) or classify(rel) is None:
+            continue
+        found.append(_display(git_root / rel, base))
+    if not found:
+        return ""
+    shown = ", ".join(_short(str(p), 120) for p in sorted(found)[:3]) + (", ..." if len(found) > 3 else "")
+    return (f"{len(found)} file{'s' if len(found) != 1 else ''} with a name Hermes loads "
+            f"{'are' if len(found) != 1 else 'is'} ignored by .gitignore and not scanned ({shown}); a local "
+            f"session still reads {'them' if len(found) != 1 else 'it'}: name {'them' if len(found) != 1 else 'it'} "
+            f"or scan with --no-git")
 
 
 def _git_names(listed: list[str], root: Path, git_root: Path) -> tuple[list[Path], set[str]]:

@@ -1124,9 +1124,14 @@ class _Sim:
             for m in s.members:
                 if m.status == LOADED and m.content is not None and m.injected_chars < len(m.content) - m.scan_skip:
                     m.status = TRUNCATED
+        # members whose own section was cut (else only the merged chain's second cut reached them)
+        own_cut = {id(m) for s in self.r.sections if s.truncation.truncated for m in s.members}
         for e in self.r.entries:
             if e.status in (LOADED, TRUNCATED) and not e.reason:
-                if e.status == TRUNCATED:
+                if e.status == TRUNCATED and self.r.merged is not None and id(e) not in own_cut:
+                    e.reason = (f"loaded whole into its section; the joined AGENTS.md chain is cut to the cap "
+                                f"({e.injected_chars:,} of {e.chars:,} characters reach the prompt)")
+                elif e.status == TRUNCATED:
                     e.reason = f"loaded, cut to the cap ({e.injected_chars:,} of {e.chars:,} characters reach the prompt)"
                 else:
                     e.reason = "loaded whole"
@@ -1299,6 +1304,15 @@ def config_mapping(text: str, label: str) -> tuple[dict, Optional[str]]:
     if not isinstance(data, dict):
         return {}, f"{label}: not a mapping; Hermes ignores it"
     return data, None
+
+
+def model_context_length(config: Any) -> Optional[int]:
+    """config.yaml's ``model.context_length`` (tokens) when it is a positive integer, else ``None`` (unknown):
+    the window Hermes derives the context-file cap from when ``context_file_max_chars`` is not set
+    (latest and 0.19.0 agent/prompt_builder.py; the ``prompt`` command reads it the same way)."""
+    m = config.get("model") if isinstance(config, dict) else None
+    cl = m.get("context_length") if isinstance(m, dict) else None
+    return cl if isinstance(cl, int) and not isinstance(cl, bool) and cl > 0 else None
 
 
 def cap_from_config(config: dict, context_length: Optional[int], config_label: str,
@@ -1575,8 +1589,9 @@ def truncation_issues(sec: Section, cap: CapResolution, profile: VersionProfile,
         listed = " (the marker lists them)" if heads and profile.marker_lists_headings else (" (the marker does not say which)" if heads else "")
         out.append(LoadingIssue(
             R_TRUNCATED, e, s, e2,
-            f"{where}{profile.label} cuts {kind} to {cap.cap:,} characters ({cap.source}): it keeps "
-            f"{tr.head_chars:,}+{tr.tail_chars:,} of the {tr.original_chars:,} Hermes builds it from (headers included); "
+            f"{where}{profile.label} cuts {kind}, longer than its cap of {cap.cap:,} characters ({cap.source}): it keeps "
+            f"the first {tr.head_chars:,} and the last {tr.tail_chars:,} of the {tr.original_chars:,} Hermes builds it from "
+            f"(headers included) around a marker; "
             f"{lost:,} characters of {e.display} from here never reach the model{heading_txt}{listed}"))
     return out
 

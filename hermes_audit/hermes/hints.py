@@ -948,6 +948,8 @@ def hint_issues(report: HintReport, scanner: ThreatScanner, engine=None) -> list
         tr = h.truncation
         assert tr is not None
         first = h.omitted_ranges[0][0] if h.omitted_ranges else 0
+        if h.lost_headings:  # point at the first heading the model never sees, not mid-line at the cut (issue 22 QA)
+            first = h.lost_headings[0][0]
         heads = [t for _, t in h.lost_headings]
         lost = sum(b - a for a, b in h.omitted_ranges)
         heading_txt = (f"; headings lost: {'; '.join(heads[:20])}" + (" ..." if len(heads) > 20 else "")) if heads else ""

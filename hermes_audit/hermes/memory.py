@@ -415,6 +415,8 @@ class MemoryConfig:
     source: Optional[str] = None
     problems: list[str] = field(default_factory=list)
     loads: bool = True
+    #: where each limit that is not Hermes' default comes from: ``{"user": "config.yaml"}``, ``"the command line"``
+    limits_set: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {"limits": dict(self.limits), "enabled": dict(self.enabled), "source": self.source,
@@ -437,6 +439,7 @@ def read_memory_config(home: Optional[Path], overrides: Optional[dict[str, Any]]
     for target, value in (overrides or {}).items():
         if value is not None:
             cfg.limits[target] = value
+            cfg.limits_set[target] = "the command line"
     for target, value in cfg.limits.items():
         if not is_number(value):
             cfg.problems.append(
@@ -473,8 +476,10 @@ def _apply_config_file(cfg: MemoryConfig, path: Path, home: Path) -> None:
         return
     if "memory_char_limit" in mem:
         cfg.limits["memory"] = mem["memory_char_limit"]
+        cfg.limits_set["memory"] = "config.yaml"
     if "user_char_limit" in mem:
         cfg.limits["user"] = mem["user_char_limit"]
+        cfg.limits_set["user"] = "config.yaml"
     if "memory_enabled" in mem:
         cfg.enabled["memory"] = bool(mem["memory_enabled"])
     if "user_profile_enabled" in mem:

@@ -526,8 +526,7 @@ def _model_from_config(cfg: dict) -> tuple[str, str, Optional[int]]:
         return m, "", None
     if isinstance(m, dict):
         name = m.get("default") or m.get("name") or m.get("model") or ""
-        cl = m.get("context_length")
-        return str(name or ""), str(m.get("provider") or ""), cl if isinstance(cl, int) and not isinstance(cl, bool) and cl > 0 else None
+        return str(name or ""), str(m.get("provider") or ""), ctx.model_context_length(cfg)
     return "", "", None
 
 

@@ -198,7 +198,8 @@ def guard_rules(cat: Optional["GuardCatalog"] = None) -> list:
                   f"searched on every line with `re.IGNORECASE`:\n\n    {p.regex}\n\n{why}\n\n"
                   "**Fix**: remove the line, or review the skill and install it at a trust level that allows it."),
             kinds=frozenset({"all"}), source="skills-guard.yaml",
-            fix="Remove the matching line, or review the skill before installing it.",
+            fix=("Read the line: keep it if it does what the skill says (Hermes' guard flags honest code too, "
+                 "e.g. `if args.profile:`); only a hub install (`hermes skills install`) runs this guard."),
         ))
     limits = {"max_single_file_kb": cat.max_single_file_kb, "max_file_count": cat.max_file_count,
               "max_total_size_kb": cat.max_total_size_kb}

@@ -334,6 +334,9 @@ def _load_parity(path: Path, data: Any = None) -> ParityCatalog:
             raise _err(path, None, f"version {v}: bad max_scan_chars/invisible_chars/nfkc ({exc})") from None
     msg_t = _req_str(path, None, data, "message")
     help_t = _req_str(path, None, data, "help")
+    fix_default = data.get("fix", "") or ""  # a rule's own `fix` wins
+    if not isinstance(fix_default, str):
+        raise _err(path, None, "'fix' must be a string")
     sev = Severity.parse(defaults.get("severity", "medium"))
     conf = Confidence.parse(defaults.get("confidence", "high"))
     rules: list[Rule] = []
@@ -363,7 +366,7 @@ def _load_parity(path: Path, data: Any = None) -> ParityCatalog:
         rule = Rule(
             code=rid, name=raw["name"], family=family, severity=sev, confidence=conf, title=title,
             message=msg_t, help=help_t, kinds=frozenset({"all"}), source=path.name,
-            fix=raw.get("fix", "") or "", references=["CWE-1427", "OWASP-LLM01"],
+            fix=raw.get("fix", "") or fix_default, references=["CWE-1427", "OWASP-LLM01"],
             examples_match=m, examples_no_match=n, patterns=[base], hermes_id=pid, scope=scope,
             version_patterns=vp, version_compiled=compiled, demote_in_examples=False, examples_except=except_in,
         )
