@@ -333,3 +333,20 @@ def test_the_checks_can_fail():
     assert layer_of("hermes_audit.engine.engine") > layer_of("hermes_audit.hermes.context")
     assert layer_of("hermes_audit.findings") == 0 and layer_of("hermes_audit") == 0
     assert layer_of("hermes_audit.cli.main") == len(LAYERS) - 1
+
+
+def test_the_catalog_knows_every_detector_and_only_those():
+    """The catalog (below the engine) names the detectors as data; the engine's text detectors and the audits'
+    model detectors are exactly those names, split between the two layers."""
+    from hermes_audit.audits.detectors import MODEL_DETECTORS, AuditEngine
+    from hermes_audit.engine.detectors import DETECTORS
+    from hermes_audit.engine.engine import Engine
+    from hermes_audit.patterns.catalog import DETECTOR_NAMES, load_catalog
+
+    assert set(DETECTORS) | set(MODEL_DETECTORS) == DETECTOR_NAMES
+    assert not set(DETECTORS) & set(MODEL_DETECTORS)
+    rules = load_catalog().rules
+    assert {r.detector for r in rules if r.detector} <= DETECTOR_NAMES
+    model_rules = {r.code for r in rules if r.detector in MODEL_DETECTORS}
+    assert model_rules and not model_rules & {r.code for r in Engine(rules).rules}
+    assert model_rules <= {r.code for r in AuditEngine(rules).rules}
