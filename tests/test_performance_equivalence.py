@@ -1347,7 +1347,7 @@ def test_safe_path_shortcut_equals_escaping_on_every_code_point():
     unchanged (checked for every code point; the shortcut and ``printable`` both work character by
     character below the length bound), and whole texts agree."""
     from hermes_audit.engine.unicode_chars import printable
-    from hermes_audit.reporters import json_report as jr
+    from hermes_audit.engine import unicode_chars as jr
 
     accepted = [chr(i) for i in range(0x110000) if chr(i) == jr.safe_path(chr(i)) and
                 not (0xD800 <= i <= 0xDFFF)]
