@@ -49,7 +49,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Iterator, Optional, Sequence
-from hermes_audit.engine.engine import MAX_FINDINGS_PER_RULE, make_finding
+from hermes_audit.engine import engine as engine_module  # engine_module.MAX_FINDINGS_PER_RULE: read when used
+from hermes_audit.engine.engine import make_finding
 from hermes_audit.findings import DetectorHit
 
 #: Family of the rules in ``rules/suppressions.yaml``.
@@ -457,7 +458,7 @@ def apply_suppressions(
             unused = unused_selectors(s)
             if not unused:
                 continue
-            if len(listed) >= MAX_FINDINGS_PER_RULE:
+            if len(listed) >= engine_module.MAX_FINDINGS_PER_RULE:
                 more += 1
                 continue
             f = make_finding(doc, unused_rule, s.start, s.end, unused_message(s, unused))
@@ -466,7 +467,7 @@ def apply_suppressions(
         if more:
             last = max(listed, key=lambda f: f.span.start)
             last.message += (f" ({more:,} more unused suppressions in this file are not listed: "
-                             f"at most {MAX_FINDINGS_PER_RULE:,} per rule and file)")
+                             f"at most {engine_module.MAX_FINDINGS_PER_RULE:,} per rule and file)")
     kept.extend(extra)
     findings[:] = kept
     return out
