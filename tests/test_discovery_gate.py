@@ -86,6 +86,18 @@ def test_scan_fails_on_cursor_rules_behind_a_symlinked_cursor_folder(tmp_path, e
     assert ".cursor/rules/style.mdc" in paths
 
 
+def test_sarif_locates_a_rule_found_through_a_link_at_its_target(tmp_path):
+    root = _repo(tmp_path / "r")
+    _cursor_via_link(root, "folder")
+    _git("add", "-A", cwd=root)
+    p = subprocess.run([sys.executable, "-m", "hermes_audit", "scan", "--format", "sarif"], cwd=root,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1, p.stderr
+    uris = {loc["physicalLocation"]["artifactLocation"]["uri"] for r in json.loads(p.stdout)["runs"][0]["results"]
+            for loc in r["locations"]}
+    assert uris == {"cfg/rules/style.mdc"}  # the file a pull request's diff shows
+
+
 def test_scan_and_context_agree_on_a_linked_cursor_folder(tmp_path):
     root = _repo(tmp_path / "r")
     _cursor_via_link(root, "folder")
