@@ -257,7 +257,8 @@ def test_gitignore_still_hides_and_the_note_names_it(tmp_path):
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-@pytest.mark.parametrize("where", [".gitignore", "sub/.gitignore", ".git/info/exclude", "excludes"])
+@pytest.mark.parametrize("where", [".gitignore", "sub/.gitignore", ".git/info/exclude", "excludes", ".git/config",
+                                   ".git/index"])
 def test_a_fifo_the_listing_would_open_does_not_stall_the_scan(tmp_path, where):
     root = _repo(tmp_path / "r")
     (root / "sub").mkdir()
@@ -273,5 +274,5 @@ def test_a_fifo_the_listing_would_open_does_not_stall_the_scan(tmp_path, where):
     assert p.returncode == 1, p.stdout + p.stderr
     report = json.loads(p.stdout)
     assert "sub/AGENTS.md" in {f["path"] for f in report["files"]}
-    if where.endswith(".gitignore"):  # git reads these: the listing ends and the tree is walked, with a note
+    if where not in (".git/info/exclude", "excludes"):  # git opens these: the listing ends, the tree is walked
         assert any("FIFO" in n and "walked the tree" in n for n in report.get("notes", [])), report.get("notes")
