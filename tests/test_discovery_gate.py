@@ -114,8 +114,12 @@ def test_agents_md_behind_a_link_into_an_ignored_directory_is_found(tmp_path):
     (root / "build" / "docs").mkdir(parents=True)
     (root / "build" / "docs" / "AGENTS.md").write_text(PAYLOAD, encoding="utf-8")
     (root / "docs").symlink_to("build/docs")
+    (root / "build" / "CLAUDE.md").write_text("x\n", encoding="utf-8")
     _git("add", "-A", cwd=root)
-    assert _found(root) == ["docs/AGENTS.md"]
+    res = discover(root)
+    assert [c.display for c in res.candidates] == ["docs/AGENTS.md"]
+    # the note names only what was not scanned under any name
+    assert [n for n in res.notes if "ignored by .gitignore" in n and "(build/CLAUDE.md)" in n] == res.notes
 
 
 def test_a_file_reached_both_directly_and_through_a_link_is_listed_once(tmp_path):

@@ -368,6 +368,7 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
     result = DiscoveryResult()
     names: Optional[list[Path]] = None
     pending = None
+    ignored_names: Optional[list[str]] = None
     if use_git:
         git_root = find_git_root(root.resolve())
         if git_root is not None:
@@ -378,9 +379,7 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
             failure: list[str] = []
             listed = _git_list(git_root, warnings, failure)
             if listed is not None:
-                note = _ignored_context_note(_git_finish(ignored, timeout=IGNORED_LIST_WAIT_S), root, git_root, base)
-                if note:
-                    result.notes.append(note)
+                ignored_names = _git_finish(ignored, timeout=IGNORED_LIST_WAIT_S)
             else:
                 _git_abandon(ignored)
             if listed is None:
@@ -426,8 +425,13 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
         except OSError:
             pass  # path too long, permission denied...: the reader reports it as unreadable
         result.candidates.append(Candidate(p, _display(p, base), kind))
-    if links:
-        _add_linked(result, _through_links(links, root, result.notes), root, base)
+    linked = bool(links) and _add_linked(result, _through_links(links, root, result.notes), root, base)
+    if ignored_names:
+        # a file reached through a directory link is scanned under that name: not "not scanned" (issue 18 H1)
+        scanned = {os.path.realpath(c.abs_path) for c in result.candidates} if linked else set()
+        note = _ignored_context_note(ignored_names, root, git_root, base, scanned)
+        if note:
+            result.notes.insert(0, note)
     result.candidates.sort(key=lambda c: c.display)
     return result
 
@@ -444,10 +448,11 @@ def _git_listed(paths: Sequence[str], listed: list[str], root: Path, git_root: P
     return {p for p in paths if prefix + p[cut:] in have}
 
 
-def _add_linked(result: DiscoveryResult, linked: list[Path], root: Path, base: Path) -> None:
+def _add_linked(result: DiscoveryResult, linked: list[Path], root: Path, base: Path) -> bool:
     """Add to ``result`` the candidates found through directory links (:func:`_through_links`), except a file
     already listed with the same kind under its own path or through another link (compared by resolved path):
-    a session reaches it either way, and it is scanned once."""
+    a session reaches it either way, and it is scanned once. True when any was added."""
+    before = len(result.candidates)
     seen = set()
     for c in result.candidates:
         try:
@@ -466,12 +471,15 @@ def _add_linked(result: DiscoveryResult, linked: list[Path], root: Path, base: P
             continue
         seen.add(key)
         result.candidates.append(Candidate(p, _display(p, base), kind))
+    return len(result.candidates) > before
 
 
-def _ignored_context_note(ignored: Optional[list[str]], root: Path, git_root: Path, base: Path) -> str:
+def _ignored_context_note(ignored: Optional[list[str]], root: Path, git_root: Path, base: Path,
+                          scanned: frozenset[str] | set[str] = frozenset()) -> str:
     """A note naming the context files under ``root`` that ``.gitignore`` hides from the scan (``""`` for
     none): Hermes does not read .gitignore, so a local session still loads them. Paths in ``.git`` or
-    ``node_modules`` are left out, as in the scan itself."""
+    ``node_modules`` are left out, as in the scan itself, and so are files whose resolved path is in
+    ``scanned`` (reached through a directory link, hence scanned under another name)."""
     if not ignored:
         return ""
     sub = root.resolve().relative_to(git_root).as_posix()
@@ -481,6 +489,8 @@ def _ignored_context_note(ignored: Optional[list[str]], root: Path, git_root: Pa
         if prefix and not rel.startswith(prefix):
             continue
         if any(part in SKIP_DIRS for part in Path(rel).parts) or classify(rel) is None:
+            continue
+        if scanned and os.path.realpath(git_root / rel) in scanned:
             continue
         found.append(_display(git_root / rel, base))
     if not found:
