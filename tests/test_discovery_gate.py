@@ -209,6 +209,9 @@ def test_context_files_in_a_nested_repository_are_scanned_unless_gitignore_hides
     (hidden / "AGENTS.md").write_text(PAYLOAD, encoding="utf-8")
     (root / ".gitignore").write_text("hidden/\n", encoding="utf-8")
     assert _found(root) == ["nest/AGENTS.md"]
+    if hasattr(os, "mkfifo"):  # a special entry there is listed once (the untracked walk and the repository walk)
+        os.mkfifo(nest / "CLAUDE.md")
+        assert _found(root) == ["nest/AGENTS.md", "nest/CLAUDE.md"]
 
 
 # --- M1: only the tree's .gitignore files exclude ------------------------------------------------------

@@ -359,9 +359,12 @@ def _classify(path: Path, root: Path) -> Optional[DocumentKind]:
 
 
 def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> DiscoveryResult:
-    """Every file under ``root`` whose name Hermes may read.
+    """Every file under ``root`` whose name Hermes may read, as :class:`Candidate` s sorted by display path.
 
-    ``base`` is what display paths are relative to (default ``root``).
+    ``base`` is what display paths are relative to (default ``root``). In a git work tree (``use_git``) git
+    lists the files (``.gitignore`` applies); submodules and nested repositories are walked, and directory
+    links inside the tree followed (see the module docstring). Never raises for what the tree holds:
+    problems become ``notes`` (one line each).
     """
     root = root.absolute()
     base = base or root
@@ -414,10 +417,12 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
             except (OSError, ValueError):
                 continue
             names.extend(_walk(Path(top), result.notes, links))
+    taken: set[Path] = set()
     for p in names:
         kind = _classify(p, root)
-        if kind is None:
+        if kind is None or p in taken:  # a special entry of a nested repository is also in its walk
             continue
+        taken.add(p)
         try:
             os.lstat(p)
         except FileNotFoundError:
