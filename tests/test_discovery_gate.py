@@ -283,3 +283,22 @@ def test_a_fifo_the_listing_would_open_does_not_stall_the_scan(tmp_path, where):
     assert "sub/AGENTS.md" in {f["path"] for f in report["files"]}
     if where not in (".git/info/exclude", "excludes"):  # git opens these: the listing ends, the tree is walked
         assert any("FIFO" in n and "walked the tree" in n for n in report.get("notes", [])), report.get("notes")
+
+
+# --- the oracle: real Hermes 0.19.0 loads what discovery now finds ---------------------------------------
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("layout", ["folder", "rules"])
+def test_hermes_019_loads_the_rule_behind_the_link_under_the_name_scan_uses(tmp_path, oracle, layout):
+    root = _repo(tmp_path / "r")
+    _cursor_via_link(root, layout)
+    (root / "cfg" / ("rules" if layout == "folder" else "") / "style.mdc").write_text("Use tabs.\n", encoding="utf-8")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "SOUL.md").write_text("x\n", encoding="utf-8")
+    got = oracle.run("context_render", {"cases": [{"cwd": str(root), "hermes_home": str(home),
+                                                   "context_length": None, "skip_soul": True}]})[0]
+    assert got["error"] is None
+    assert "## .cursor/rules/style.mdc" in got["block"] and "Use tabs." in got["block"]
+    assert _found(root) == [".cursor/rules/style.mdc"] == _found(root, use_git=False)
