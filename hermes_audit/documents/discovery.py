@@ -290,7 +290,11 @@ def _link_context(path: str) -> tuple[str, ...]:
 
 def _through_links(links: Sequence[str], root: Path, notes: list[str]) -> list[Path]:
     """The candidates reached through directory symbolic links inside ``root`` (issue 18 H1), named by the
-    path through the link (``root/.cursor/rules/x.mdc`` for ``.cursor -> cfg``), as Hermes names them.
+    path through the link (``root/.cursor/rules/x.mdc`` for ``.cursor -> cfg``), as Hermes names them:
+    hermes-agent 0.19.0 ``agent/prompt_builder.py`` ``_load_cursorrules`` globs ``cwd/.cursor/rules/*.mdc``
+    through links and heads each ``## .cursor/rules/<name>``; ``agent/subdirectory_hints.py`` resolves a
+    touched path and loads hints from any directory below the working directory, so a linked directory is
+    one a session can enter. Returns absolute ``Path`` s (unsorted, may repeat a resolved file).
 
     ``links`` are absolute paths (strings, below ``root`` as given) of symbolic links found while listing.
     A link is followed only when its target (fully resolved) is a directory below the resolved root and
