@@ -445,7 +445,7 @@ def bench_monorepo(env: Env, size: dict) -> dict:
     t0 = time.perf_counter()
     spec = generate.monorepo(root, size["mono_files"], size["mono_ctx"])
     gen_s = time.perf_counter() - t0
-    git_cmd = ["git", *SAFE_GIT_OPTIONS, "ls-files", "--cached", "--others", "--exclude-standard", "-z"]
+    git_cmd = ["git", *SAFE_GIT_OPTIONS, "ls-files", "--cached", "--others", "--exclude-per-directory=.gitignore", "-z"]
     git_s = min(run_proc(git_cmd, cwd=root).wall for _ in range(3))
     disc_s, res = best_of(lambda: discover(root), 3)
     found = {c.display for c in res.candidates}
