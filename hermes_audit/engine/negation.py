@@ -52,7 +52,7 @@ _NEGATED_TAIL = _compile(
 _NOT_A_PROHIBITION = _compile(
     r"\b" + _NEG + r"\b[ \t*_]{1,4}(?:\w+[ \t]{1,3}){0,1}(?:hesitat\w*|forget\w*|fail\w*|stop\w*|refus\w*|declin\w*|"
     r"wait\w*|ask\w*|worry\w*|mind|matter|only|just|need|needed|question\w*|confirm\w*|check\w*\s+with|"
-    r"permission|approval|longer|doubt|exception|restrictions?|limits?|filters?|rules?|problem|problems|worries|"
+    r"permission|approval|longer|doubt|exception|restrictions?|limits?|filters?|rules?|consequences?|problem|problems|worries|"
     r"big\s+deal|time|one|matter\s+what|sooner)\b",
     re.I,
 )
