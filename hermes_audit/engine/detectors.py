@@ -301,6 +301,7 @@ DETECTORS: dict[str, Callable[[str, dict], Iterator[DetectorHit]]] = {
     "bidi-controls": detect_bidi,
     "encoded-payload": lambda text, params: _payloads().detect_encoded_payloads(text, params),
     "cipher-text": lambda text, params: _ciphers().detect_cipher_text(text, params),
+    "opaque-encoding": lambda text, params: _ciphers().detect_opaque_encoding(text, params),
     "confusable-words": lambda text, params: _payloads().detect_confusable_words(text, params),
     "html-comments": lambda text, params: _comments().detect_html_comments(text, params),
     "input-encoding": inputs.detect_input,
