@@ -49,7 +49,7 @@ KIND_GROUPS = ("context", "soul", "memory", "skill", "distribution")
 #: catalog sits below both, so it names them without importing them (tests/test_layers.py checks they agree).
 DETECTOR_NAMES = frozenset({
     "invisible-characters", "tag-smuggling", "variation-selector-smuggling", "zero-width-encoding", "bidi-controls",
-    "encoded-payload", "cipher-text", "confusable-words", "html-comments", "input-encoding", "yaml-duplicate-keys",
+    "encoded-payload", "cipher-text", "opaque-encoding", "confusable-words", "html-comments", "input-encoding", "yaml-duplicate-keys",
     "suppression-comments", "memory-store", "mcp-servers", "hermes-config", "distribution-manifest", "install-plan",
     "cron-jobs", "skill-frontmatter", "loading-model", "prompt-model",
 })
