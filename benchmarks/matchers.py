@@ -44,10 +44,10 @@ except ImportError:  # Python < 3.11
     import sre_parse as _sp  # type: ignore[no-redef]
 
 from hermes_audit.engine import engine as E
-from hermes_audit.engine import prefilter as P
-from hermes_audit.engine.catalog import load_catalog, materialize
+from hermes_audit.patterns import prefilter as P
+from hermes_audit.patterns.catalog import load_catalog, materialize
 from hermes_audit.engine.engine import Views
-from hermes_audit.engine.prefilter import _regex_only_syntax, fold
+from hermes_audit.patterns.prefilter import _regex_only_syntax, fold
 
 _UNANALYSED = 0x4000 | 0x100 | 0x1000 | 0x8000 | 0x400 | 0x800 | 0x10000 | re.VERBOSE
 _REPEATS = (_c.MAX_REPEAT, _c.MIN_REPEAT) + ((_c.POSSESSIVE_REPEAT,) if hasattr(_c, "POSSESSIVE_REPEAT") else ())
@@ -383,7 +383,7 @@ def re2_sample(root: Path, cat, files: int = 60) -> None:
 
 
 def main(argv: list[str]) -> int:
-    from hermes_audit.scan import ScanOptions, run_scan
+    from hermes_audit.audits.scan import ScanOptions, run_scan
 
     root, variant = Path(argv[0]), argv[1]
     reps = int(argv[2]) if len(argv) > 2 else 3
