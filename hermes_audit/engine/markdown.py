@@ -208,6 +208,10 @@ _EXAMPLE_INTRO = _compile(
 )
 #: Where a sentence ends (looking back from a match, or forward from it).
 _SENTENCE_END = _compile(r"(?<!\be\.g)(?<!\bi\.e)[.!?;](?=\s|\Z)", re.I)
+#: Characters looked at around a quote that may be an order (before the match, after it, the lead-in line), and
+#: lines of a block quote looked back (bounded work per finding on a file of one long line or one long quote).
+_QUOTE_WINDOW = 400
+_QUOTE_LINES = 12
 #: Block-quote markers at the start of a line.
 _QUOTE_MARKERS = _compile(r"[ \t]{0,3}(?:>[ \t]?)+")
 
@@ -232,40 +236,41 @@ def _quote_instructs(text: str, start: int, end: int, region: tuple[int, int, st
     order to the agent (issue 18): its sentence runs something with a trigger (:func:`_is_order`), and neither
     that sentence before the match, nor the text before the quote on its line, nor (for a block quote) the
     quote's earlier lines and the line that introduces it present it as an example, an attack, someone else's
-    words or a prohibition."""
+    words or a prohibition. Bounded work: :data:`_QUOTE_WINDOW` characters, :data:`_QUOTE_LINES` lines."""
     from hermes_audit.engine.negation import labelled_example, lead_in, negated_before
 
-    rs, re_, why = region
-    line_start = text.rfind("\n", 0, start) + 1
-    if why == "inside a block quote":
-        group = line_start  # the first line of the block quote
-        while group > 0:
-            prev = text.rfind("\n", 0, group - 1) + 1
-            if not _QUOTE_LINE.match(text, prev):
+    rs, _, why = region
+    line_start = text.rfind("\n", max(0, start - _QUOTE_WINDOW), start) + 1
+    if line_start == 0 and start > _QUOTE_WINDOW:
+        line_start = start - _QUOTE_WINDOW  # a long line: only its last characters before the match matter
+    group = line_start
+    if why == "inside a block quote":  # back to the first line of the block quote
+        for _ in range(_QUOTE_LINES):
+            if group <= 0 or start - group > _QUOTE_WINDOW:
+                break
+            prev = text.rfind("\n", max(0, group - 1 - _QUOTE_WINDOW), group - 1) + 1
+            if not _QUOTE_LINE.match(text, prev, group):
                 break
             group = prev
-        chunk = text[group:start]
-        before = _sentence_before("\n".join(_QUOTE_MARKERS.sub("", ln, count=1) for ln in chunk.split("\n")))
-        intro = chunk[:len(chunk) - len(before)] if len(before) <= len(chunk) else ""
-        lead = lead_in(text, group) or ""
-        if _EXAMPLE_INTRO.search(lead) or _NEGATED.search(lead) or _EXAMPLE_INTRO.search(intro):
-            return False
-        after_end = text.find("\n", end)
-        after = text[end:len(text) if after_end < 0 else after_end]
+        chunk = "\n".join(_QUOTE_MARKERS.sub("", ln, count=1) for ln in text[group:start].split("\n"))
     else:
-        before = _sentence_before(text[max(line_start, start - 400):start])
-        outside = text[max(line_start, rs - 400):rs]  # the whole line before the quote
-        if _EXAMPLE_INTRO.search(outside) or _REPORTED.search(outside) or negated_before(text, rs) is not None:
-            return False
-        after_end = text.find("\n", end)
-        after = text[end:len(text) if after_end < 0 else after_end]
+        chunk = text[max(line_start, start - _QUOTE_WINDOW):start]
+    before = _sentence_before(chunk)
+    after = text[end:end + _QUOTE_WINDOW]
+    cut = after.find("\n")
+    after = after[:cut] if cut >= 0 else after
     m = _SENTENCE_END.search(after)
     after = after[:m.start()] if m else after
-    if _EXAMPLE_INTRO.search(before) or negated_before(text, start) is not None:
+    if not _is_order(before, after):  # the cheap test first: most quotes order nothing
         return False
-    if labelled_example(text, start) is not None:
+    if _EXAMPLE_INTRO.search(before) or negated_before(text, start) is not None or labelled_example(text, start):
         return False
-    return _is_order(before, after)
+    if why == "inside a block quote":
+        lead = (lead_in(text, group) or "")[-_QUOTE_WINDOW:]
+        intro = chunk[:len(chunk) - len(before)]  # the quote's earlier lines and sentences
+        return not (_EXAMPLE_INTRO.search(lead) or _NEGATED.search(lead) or _EXAMPLE_INTRO.search(intro))
+    outside = text[max(line_start, rs - _QUOTE_WINDOW):rs]  # the line before the quote
+    return not (_EXAMPLE_INTRO.search(outside) or _REPORTED.search(outside) or negated_before(text, rs) is not None)
 
 
 class ExampleSpans:
