@@ -37,9 +37,10 @@ not make it a quoted example: the reader does not see it either way
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Iterator, NamedTuple, Optional
 
 from hermes_audit.engine.detectors import DetectorHit
 from hermes_audit.engine.unicode_chars import printable
@@ -103,10 +104,10 @@ CHANNELS = {
 #: Where a channel may open: ``<!--``, ``<?``, ``<![CDATA[``, ``<!x`` (a bogus comment), ``</`` not followed by a
 #: tag name (a bogus comment too), ``<template``, ``<style``, ``<script``; and a link reference definition line.
 _OPENER = re.compile(
-    r"<(?:(!--)|(\?)|(!\[CDATA\[)|(!)|(/)(?=[^A-Za-z>])|(template|style|script)(?=[\s/>]))"
-    r"|^[ ]{0,3}(\[)(?!\^)(?=[^\]\n]{1,999}\]:)",
-    re.I | re.M,
-)
+    r"<(?:(!--)|(\?)|(!\[CDATA\[)|(!)|(/)(?=[^A-Za-z>])|(template|style|script)(?=[\s/>]))", re.I)
+#: ... and a line that may be a link reference definition (searched apart: a pattern that opens with a literal
+#: ``<`` is found by a fast scan, one that opens with ``^`` is tried at every position).
+_LINK_LINE = re.compile(r"^[ ]{0,3}(\[)(?!\^)(?=[^\]\n]{1,999}\]:)", re.M)
 #: The rest of a link reference definition after its ``[``: label, destination, then a title on the same or the
 #: next line (CommonMark, section 4.7; a title spanning lines is not looked for).
 _LINK_DEF = re.compile(
@@ -137,22 +138,107 @@ def _target_end(text: str, pos: int, limit: int) -> int:
     return m.end() if m else pos
 
 
-def channels(text: str) -> Iterator[Channel]:
-    """Every hidden-text channel of ``text`` (see the module docstring), in order, none inside another; linear
-    in the length of the text."""
+def _starts_line(text: str, pos: int) -> bool:
+    """True when only up to three spaces lie between the start of its line and ``pos``."""
+    j = pos
+    while j > 0 and pos - j < 3 and text[j - 1] == " ":
+        j -= 1
+    return j == 0 or text[j - 1] == "\n"
+
+
+def _code_starts(text: str, code: Optional[list[tuple[int, int]]]) -> tuple[list[tuple[int, int]], list[int]]:
+    """The code regions of ``text`` (``code``, or found with :func:`hermes_audit.engine.markdown.code_spans`)
+    merged where they overlap (an inline span can lie inside a fenced block), and their starts."""
+    if code is None:
+        from hermes_audit.engine.markdown import code_spans  # (imported on the first markup opener)
+
+        code = code_spans(text)
+    merged: list[tuple[int, int]] = []
+    for c in code:
+        if merged and c[0] <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], c[1]))
+        else:
+            merged.append(c)
+    return merged, [c[0] for c in merged]
+
+
+def _in_code(code: list[tuple[int, int]], starts: list[int], pos: int) -> bool:
+    i = bisect.bisect_right(starts, pos) - 1
+    return i >= 0 and code[i][1] > pos
+
+
+def channels(text: str, code: Optional[list[tuple[int, int]]] = None) -> Iterator[Channel]:
+    """Every hidden-text channel of ``text`` (see the module docstring), in order; linear in the length of
+    the text.
+
+    ``code``: the fenced blocks and inline code spans of ``text`` (``(start, end)`` ascending,
+    :func:`hermes_audit.engine.markdown.code_spans`; found here when not given). Markup that opens inside code
+    is literal text, so no channel but an HTML comment (found everywhere, as before issue 18; the engine
+    demotes one shown as code) opens there. A processing instruction or declaration that does not start a line
+    must close on its line, and a bogus end tag (``</ ...>``) always: ``(?<!x)`` in a regular expression is
+    not a declaration. Channels do not nest, except that HTML comments inside ``<style>`` and ``<script>``
+    are yielded too (after their element's code comments)."""
     pos = 0
     n = len(text)
+    starts: Optional[list[int]] = None
+    found: dict[str, int] = {}
+
+    def nxt(ch: str, frm: int) -> int:
+        """The next ``ch`` at or after ``frm`` (-1: none; remembered, so that the scans stay linear)."""
+        at = found.get(ch)
+        if at is None or (0 <= at < frm):
+            at = found[ch] = text.find(ch, frm)
+        return at if at < 0 or at >= frm else -1
+
+    links, tags = "]:" in text, "<" in text  # (False once no more can follow)
+    next_tag: Optional[re.Match] = None
+    next_link: Optional[re.Match] = None
     while True:
-        m = _OPENER.search(text, pos)
-        if m is None:
+        if tags and (next_tag is None or next_tag.start() < pos):
+            next_tag = _OPENER.search(text, pos)
+            tags = next_tag is not None
+        if links and (next_link is None or next_link.start() < pos):
+            next_link = _LINK_LINE.search(text, pos)
+            links = next_link is not None
+        if next_tag is None and next_link is None:
             return
+        m = next_link if next_tag is None or (next_link is not None and next_link.start() < next_tag.start()) \
+            else next_tag
         s = m.start()
+        if m.re is _LINK_LINE:  # a line that may be a link reference definition
+            d = _LINK_DEF.match(text, m.end())
+            if d is None or (starts is not None and _in_code(code, starts, s)):
+                pos = m.end()
+                continue
+            if starts is None:
+                code, starts = _code_starts(text, code)
+                if _in_code(code, starts, s):
+                    pos = m.end()
+                    continue
+            g = next(i for i in (1, 2, 3) if d.group(i) is not None)
+            yield Channel(s, d.end(g) + 1, d.start(g), d.end(g), "link-title")
+            pos = d.end(g) + 1
+            continue
         if m.group(1):  # <!-- ... -->
             e = text.find("-->", s + 4)
             yield Channel(s, n if e < 0 else e + 3, s + 4, n if e < 0 else e, "comment")
             pos = n if e < 0 else e + 3
-        elif m.group(2) is not None and m.group(2):  # <? ... ?> (a browser ends it at the first >)
-            e = text.find(">", s + 2)
+            continue
+        if starts is None:
+            code, starts = _code_starts(text, code)
+        if _in_code(code, starts, s):
+            pos = m.end()
+            continue
+        if m.group(2) or m.group(4) or m.group(5):
+            # where the construct may end: its first ">" (a browser's rule), on its own line unless it starts one
+            gt = nxt(">", s + 2)
+            at_line_start = _starts_line(text, s)
+            nl = nxt("\n", s)
+            if (gt < 0 and not at_line_start) or (not (at_line_start and not m.group(5)) and 0 <= nl < gt):
+                pos = m.end()
+                continue
+            e = -1 if gt < 0 else gt
+        if m.group(2):  # <? ... ?>
             end = n if e < 0 else e + 1
             body_end = end - 2 if e > 0 and text[e - 1] == "?" else (n if e < 0 else e)
             body_start = _target_end(text, s + 2, body_end)
@@ -163,7 +249,6 @@ def channels(text: str) -> Iterator[Channel]:
             yield Channel(s, n if e < 0 else e + 3, s + 9, n if e < 0 else e, "cdata")
             pos = n if e < 0 else e + 3
         elif m.group(4) or m.group(5):  # <!NOTE ...> or </ ...>: a bogus comment up to the first >
-            e = text.find(">", s + 2)
             end = n if e < 0 else e + 1
             body_end = n if e < 0 else e
             yield Channel(s, end, _target_end(text, s + 2, body_end), body_end, "declaration")
@@ -189,15 +274,12 @@ def channels(text: str) -> Iterator[Channel]:
                     for c in (_JS_COMMENT if name == "script" else _CSS_COMMENT).finditer(text, body_start, body_end):
                         g = 1 if c.group(1) is not None else 2
                         yield Channel(c.start(), c.end(), c.start(g), c.end(g), name)
+                    at = text.find("<!--", body_start, body_end)
+                    while at >= 0:  # an HTML comment in the element is still a comment to a reader of the source
+                        e = text.find("-->", at + 4, body_end)
+                        yield Channel(at, body_end if e < 0 else e + 3, at + 4, body_end if e < 0 else e, "comment")
+                        at = -1 if e < 0 else text.find("<!--", e + 3, body_end)
             pos = end
-        else:  # a line that may be a link reference definition
-            d = _LINK_DEF.match(text, m.end())
-            if d is None:
-                pos = m.end()
-                continue
-            g = next(i for i in (1, 2, 3) if d.group(i) is not None)
-            yield Channel(s, d.end(g) + 1, d.start(g), d.end(g), "link-title")
-            pos = d.end(g) + 1
 
 
 def detect_html_comments(text: str, params: dict) -> Iterator[DetectorHit]:

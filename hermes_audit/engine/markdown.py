@@ -273,6 +273,39 @@ def _quote_instructs(text: str, start: int, end: int, region: tuple[int, int, st
     return not (_EXAMPLE_INTRO.search(outside) or _REPORTED.search(outside) or negated_before(text, rs) is not None)
 
 
+def _code_candidates(text: str) -> tuple[list[tuple[int, int, int]], list[tuple[int, int]]]:
+    """The fenced blocks ``(open start, close start or -1, end)`` and inline code spans ``(start, end)`` of
+    ``text``, each list ascending (a fence the text tells the agent to run is still listed)."""
+    fences: list[tuple[int, int, int]] = []
+    open_fence: Optional[str] = None
+    open_start = 0
+    for m in (_FENCE.finditer(text) if "```" in text or "~~~" in text else ()):  # issue 8: needed for any fence
+        marker = m.group(1)
+        if open_fence is None:
+            open_fence = marker
+            open_start = m.start()
+        elif marker[0] == open_fence[0] and len(marker) >= len(open_fence):
+            fences.append((open_start, m.start(), m.end()))
+            open_fence = None
+    if open_fence is not None:
+        fences.append((open_start, -1, len(text)))
+    inline: list[tuple[int, int]] = []
+    for m in _INLINE.finditer(text) if "`" in text else ():
+        at_line_start = m.start() == 0 or text[m.start() - 1] == "\n"
+        if len(m.group(1)) >= 3 and at_line_start:
+            continue  # a fence, handled above (a fence the text tells the agent to run is not an example)
+        inline.append((m.start(), m.end()))
+    return fences, inline
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of every fenced block and inline code span of ``text``, ascending by start: where
+    Markdown shows text as code, so markup there is literal (used by
+    :func:`hermes_audit.engine.comments.channels`)."""
+    fences, inline = _code_candidates(text)
+    return sorted([(f[0], f[2]) for f in fences] + inline)
+
+
 class ExampleSpans:
     """Quoted and code regions of a text, and a test for reported speech before a span.
 
@@ -283,25 +316,7 @@ class ExampleSpans:
         self._text = text
         # issue 8: the regions are found here; the checks that drop one (a fence or inline span the text
         # tells the agent to run, a shell quote) run only when a query lands in some candidate region
-        self._fences: list[tuple[int, int, int]] = []  # (open start, close start or -1, end)
-        open_fence: Optional[str] = None
-        open_start = 0
-        for m in (_FENCE.finditer(text) if "```" in text or "~~~" in text else ()):  # issue 8: needed for any fence
-            marker = m.group(1)
-            if open_fence is None:
-                open_fence = marker
-                open_start = m.start()
-            elif marker[0] == open_fence[0] and len(marker) >= len(open_fence):
-                self._fences.append((open_start, m.start(), m.end()))
-                open_fence = None
-        if open_fence is not None:
-            self._fences.append((open_start, -1, len(text)))
-        self._inline: list[tuple[int, int]] = []
-        for m in _INLINE.finditer(text):
-            at_line_start = m.start() == 0 or text[m.start() - 1] == "\n"
-            if len(m.group(1)) >= 3 and at_line_start:
-                continue  # a fence, handled above (a fence the text tells the agent to run is not an example)
-            self._inline.append((m.start(), m.end()))
+        self._fences, self._inline = _code_candidates(text)
         self._fixed: list[tuple[int, int, str]] = [(m.start(), m.end(), "inside a block quote")
                                                    for m in _QUOTE_LINE.finditer(text)]
         self._quoted: list[tuple[int, int, Optional[str]]] = []  # (start, end, body of a "..." quote else None)
@@ -425,8 +440,10 @@ class ExampleSpans:
         if self._hidden is None:
             from hermes_audit.engine.comments import channels
 
-            found = [(c.start, c.end, c.body_start) for c in channels(self._text)
+            code = sorted([(f[0], f[2]) for f in self._fences] + self._inline)
+            found = [(c.start, c.end, c.body_start) for c in channels(self._text, code)
                      if not self._in_code(c.start, c.end)]
+            found.sort()  # (comments inside a <script> come after its code comments)
             self._hidden = ([h[0] for h in found], found)
         starts, found = self._hidden
         i = bisect.bisect_right(starts, start) - 1
