@@ -150,8 +150,11 @@ def test_paths_and_never():
 
 
 def _expr(expr: str, ctx: dict) -> str:
-    """Evaluate the few `${{ }}` forms action.yml uses (context lookups, ==, !=, &&)."""
+    """Evaluate the few `${{ }}` forms action.yml uses (context lookups, ==, !=, &&, || as the first
+    non-empty operand)."""
     expr = expr.strip()
+    if "||" in expr and "&&" not in expr and "==" not in expr and "!=" not in expr:
+        return next((v for v in (_expr(p, ctx) for p in expr.split("||")) if v), "")
     if "&&" in expr:
         return "true" if all(_expr(p, ctx) == "true" for p in expr.split("&&")) else "false"
     for op in ("==", "!="):

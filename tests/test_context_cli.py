@@ -242,16 +242,22 @@ def test_hints_budget_line_uses_plurals(repo, tmp_path):
     assert all(line == line.rstrip() for line in res.output.split("\n"))
 
 
-def test_context_text_explains_the_chain_is_cut_twice(tmp_path):
-    """Issue 22 (QA): ``context --cwd sub`` showed each section cut and the merged chain cut again with no word
-    on why; the report now says Hermes cuts twice, and says nothing of it when there is no chain."""
+def _chain(tmp_path: Path, root_reps: int, sub_reps: int) -> tuple[Path, Path]:
+    """A repository with AGENTS.md at its root and in sub/ (``reps`` sentences each) and an empty home."""
     r = tmp_path / "repo"
     (r / ".git").mkdir(parents=True)
     (r / "sub").mkdir()
-    (r / "AGENTS.md").write_text("# root\n" + "Use tabs. " * 3000 + "\n")
-    (r / "sub" / "AGENTS.md").write_text("# sub\n" + "Run tests. " * 2500 + "\n")
+    (r / "AGENTS.md").write_text("# root\n" + "Use tabs. " * root_reps + "\n")
+    (r / "sub" / "AGENTS.md").write_text("# sub\n" + "Run tests. " * sub_reps + "\n")
     home = tmp_path / "home"
     home.mkdir()
+    return r, home
+
+
+def test_context_text_explains_the_chain_is_cut_twice(tmp_path):
+    """Issue 22 (QA): ``context --cwd sub`` showed each section cut and the merged chain cut again with no word
+    on why; the report now says Hermes cuts twice, and says nothing of it when there is no chain."""
+    r, home = _chain(tmp_path, 3000, 2500)
     res = run("context", "--cwd", str(r / "sub"), "--hermes-home", str(home), "--hermes-version", "latest")
     assert res.exit_code == 0, res.output
     assert "merged AGENTS.md chain: truncated" in res.output
@@ -281,13 +287,7 @@ def test_context_takes_the_window_from_config_yaml_as_prompt_does(tmp_path):
 def test_a_file_cut_only_by_the_chains_second_cut_says_so(tmp_path):
     """Issue 22 (QA): each file of the chain was "truncated ... cut to the cap" although its own section was
     loaded whole; only the joined chain was cut."""
-    r = tmp_path / "repo"
-    (r / ".git").mkdir(parents=True)
-    (r / "sub").mkdir()
-    (r / "AGENTS.md").write_text("# root\n" + "Use tabs. " * 1500 + "\n")
-    (r / "sub" / "AGENTS.md").write_text("# sub\n" + "Run tests. " * 1500 + "\n")
-    home = tmp_path / "home"
-    home.mkdir()
+    r, home = _chain(tmp_path, 1500, 1500)
     res = run("context", "--cwd", str(r / "sub"), "--hermes-home", str(home), "--hermes-version", "latest")
     assert res.exit_code == 0, res.output
     assert res.output.count("loaded whole into its section; the joined AGENTS.md chain is cut to the cap") == 2

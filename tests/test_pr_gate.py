@@ -112,6 +112,17 @@ def test_a_push_trusts_the_configuration_but_says_what_it_removed(tmp_path, repo
     assert re.search(r"removed [1-9]\d* findings? and 2 files from this report", summary), summary
 
 
+def test_a_merge_queue_run_is_audited_like_the_pull_request(tmp_path, repo):
+    """Red team (issue 18): ``merge_group`` runs the tree a pull request wrote; ``auditor: auto`` left it
+    trusting that tree's configuration (gate 0 with ``exclude = ["**"]``)."""
+    base = _commit(repo, {"AGENTS.md": "# Rules\n\nRun the tests.\n"})
+    _commit(repo, {".hermes-audit.toml": 'exclude = ["**"]\n', "AGENTS.md": POISON})
+    github = {"event_name": "merge_group", "event": {"merge_group": {"base_sha": base}}}
+    outputs, _, log, status, _ = _action(tmp_path, repo, {}, github)
+    assert status == 1 and outputs["gate"] == "1", log
+    assert "::notice title=hermes-audit: auditor mode::" in log and "the base commit" in log
+
+
 def test_auditor_input_overrides_the_event(tmp_path, repo):
     _commit(repo, {".hermes-audit.toml": 'exclude = ["**"]\n', "AGENTS.md": POISON})
     _, _, log, status, _ = _action(tmp_path, repo, {"auditor": "true"}, {"event_name": "push"})

@@ -24,7 +24,7 @@ import binascii
 import re
 from typing import Iterator, Optional
 
-from hermes_audit.engine.detectors import DetectorHit
+from hermes_audit.findings import DetectorHit
 from hermes_audit.engine.unicode_chars import printable
 
 #: Most candidates decoded per document.

@@ -42,8 +42,10 @@ import functools
 import re
 from typing import Any, Iterator, NamedTuple, Optional
 
-from hermes_audit.engine.detectors import DetectorHit
+from hermes_audit.findings import DetectorHit
+from hermes_audit.engine.code_regions import code_spans
 from hermes_audit.engine.unicode_chars import printable
+from hermes_audit.patterns.regex_code import compile_known
 
 #: Characters of one comment's text that the pattern is matched against.
 MAX_COMMENT_CHARS = 4000
@@ -53,8 +55,6 @@ MAX_COMMENT_CHARS = 4000
 def _compile(pattern: str) -> Any:
     """``regex.compile(pattern, IGNORECASE | DOTALL)`` (a ``regex`` pattern), from the catalog cache's
     op-codes when it has them; ``regex`` itself is then not imported (issue 8)."""
-    from hermes_audit.engine.regex_code import compile_known  # op-codes cached with the catalog (issue 8)
-
     return compile_known(pattern, _FLAGS)
 
 
@@ -147,11 +147,9 @@ def _starts_line(text: str, pos: int) -> bool:
 
 
 def _code_starts(text: str, code: Optional[list[tuple[int, int]]]) -> tuple[list[tuple[int, int]], list[int]]:
-    """The code regions of ``text`` (``code``, or found with :func:`hermes_audit.engine.markdown.code_spans`)
+    """The code regions of ``text`` (``code``, or found with :func:`hermes_audit.engine.code_regions.code_spans`)
     merged where they overlap (an inline span can lie inside a fenced block), and their starts."""
     if code is None:
-        from hermes_audit.engine.markdown import code_spans  # (imported on the first markup opener)
-
         code = code_spans(text)
     merged: list[tuple[int, int]] = []
     for c in code:
@@ -172,7 +170,7 @@ def channels(text: str, code: Optional[list[tuple[int, int]]] = None) -> Iterato
     the text.
 
     ``code``: the fenced blocks and inline code spans of ``text`` (``(start, end)`` ascending,
-    :func:`hermes_audit.engine.markdown.code_spans`; found here when not given). Markup that opens inside code
+    :func:`hermes_audit.engine.code_regions.code_spans`; found here when not given). Markup that opens inside code
     is literal text, so no channel but an HTML comment (found everywhere, as before issue 18; the engine
     demotes one shown as code) opens there. A processing instruction or declaration that does not start a line
     must close on its line, and a bogus end tag (``</ ...>``) always: ``(?<!x)`` in a regular expression is
@@ -286,6 +284,8 @@ def detect_html_comments(text: str, params: dict) -> Iterator[DetectorHit]:
     """Hidden-text channels (:func:`channels`, those named in ``params.channels``, all by default) whose
     de-obfuscated text matches ``params.pattern`` (and not ``params.exclude``). A hit spans the whole channel;
     its fields are ``match``, ``excerpt`` and ``channel`` (how the channel is named, "HTML comment")."""
+    # start-up time: compiled from the catalog cache's op-codes when imported, so imported after the catalog is
+    # loaded
     from hermes_audit.engine.deobfuscate import deobfuscate
 
     pattern = params.get("pattern")

@@ -41,18 +41,15 @@ import bisect
 import re
 from typing import Optional
 
-from hermes_audit.engine.regex_code import re_compile_builtin as _compile  # issue 8: op-codes from the catalog cache
-from hermes_audit.engine.negation import lead_in
+from hermes_audit.patterns.regex_code import re_compile_builtin as _compile  # issue 8: op-codes from the catalog cache
+from hermes_audit.engine.comments import channels
+from hermes_audit.engine.negation import _DESCRIBES_LEAD_IN, labelled_example, lead_in, negated_before
+from hermes_audit.engine.code_regions import _FENCE, _INLINE, _code_candidates  # noqa: F401 (issue 18)
 from hermes_audit.findings import Severity
 
 #: Highest severity an audit finding keeps when it lies in quoted or code text.
 DESCRIBES_SEVERITY_CAP = Severity.MEDIUM
 
-_FENCE = _compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.M)
-#: An inline code span. ``(``*)`` is ``(`+)`` spelled to open with a literal: ``re`` then jumps from one
-#: backtick to the next instead of trying a match at every position (issue 8: 38% less time; same spans,
-#: tests/test_performance_equivalence.py).
-_INLINE = _compile(r"(``*)(?!`)((?:(?!\n[ \t]*\n).){1,2000}?)(?<!`)\1(?!`)", re.S)
 _QUOTE_LINE = _compile(r"^[ \t]{0,3}>.*$", re.M)
 #: Pairs of quotation marks that delimit a quoted example (opening, closing), one line at most.
 _QUOTE_PAIRS = [
@@ -84,12 +81,6 @@ _RUN_INLINE = _compile(
 )
 #: A negation or prohibition earlier on the same sentence ("never run `...`", "do not execute `...`").
 _NEGATED = _compile(r"\b(?:not|never|no|avoid|without|refuse|forbid(?:den)?|prohibit(?:ed)?)\b|n[\'\u2019]t\b", re.I)
-#: Words of a lead-in line that present what follows as examples, not as steps.
-_DESCRIBES_LEAD_IN = _compile(
-    r"\b(?:examples?|e\.g\.|such\s+as|like|dangerous|malicious|attack\w*|suspicious|red\s+flags?|blocks?|blocked|"
-    r"detects?|detected|flag(?:s|ged)?|patterns?|indicators?|payloads?|exploits?|risky|unsafe)\b",
-    re.I,
-)
 #: Characters of a line looked at before an inline code span for a run verb or a negation.
 _RUN_WINDOW = 160
 #: Where a sentence starts, looking back from an inline code span.
@@ -125,7 +116,6 @@ def _inline_performs(text: str, start: int, end: int) -> bool:
     sentence = prefix[m.end():] if m else prefix
     if _RUN_INLINE.search(sentence) is None:
         return False
-    from hermes_audit.engine.negation import negated_before  # issue 19: the shared negation model
 
     return negated_before(text, start) is None
 
@@ -237,8 +227,6 @@ def _quote_instructs(text: str, start: int, end: int, region: tuple[int, int, st
     that sentence before the match, nor the text before the quote on its line, nor (for a block quote) the
     quote's earlier lines and the line that introduces it present it as an example, an attack, someone else's
     words or a prohibition. Bounded work: :data:`_QUOTE_WINDOW` characters, :data:`_QUOTE_LINES` lines."""
-    from hermes_audit.engine.negation import labelled_example, lead_in, negated_before
-
     rs, _, why = region
     line_start = text.rfind("\n", max(0, start - _QUOTE_WINDOW), start) + 1
     if line_start == 0 and start > _QUOTE_WINDOW:
@@ -271,39 +259,6 @@ def _quote_instructs(text: str, start: int, end: int, region: tuple[int, int, st
         return not (_EXAMPLE_INTRO.search(lead) or _NEGATED.search(lead) or _EXAMPLE_INTRO.search(intro))
     outside = text[max(line_start, rs - _QUOTE_WINDOW):rs]  # the line before the quote
     return not (_EXAMPLE_INTRO.search(outside) or _REPORTED.search(outside) or negated_before(text, rs) is not None)
-
-
-def _code_candidates(text: str) -> tuple[list[tuple[int, int, int]], list[tuple[int, int]]]:
-    """The fenced blocks ``(open start, close start or -1, end)`` and inline code spans ``(start, end)`` of
-    ``text``, each list ascending (a fence the text tells the agent to run is still listed)."""
-    fences: list[tuple[int, int, int]] = []
-    open_fence: Optional[str] = None
-    open_start = 0
-    for m in (_FENCE.finditer(text) if "```" in text or "~~~" in text else ()):  # issue 8: needed for any fence
-        marker = m.group(1)
-        if open_fence is None:
-            open_fence = marker
-            open_start = m.start()
-        elif marker[0] == open_fence[0] and len(marker) >= len(open_fence):
-            fences.append((open_start, m.start(), m.end()))
-            open_fence = None
-    if open_fence is not None:
-        fences.append((open_start, -1, len(text)))
-    inline: list[tuple[int, int]] = []
-    for m in _INLINE.finditer(text) if "`" in text else ():
-        at_line_start = m.start() == 0 or text[m.start() - 1] == "\n"
-        if len(m.group(1)) >= 3 and at_line_start:
-            continue  # a fence, handled above (a fence the text tells the agent to run is not an example)
-        inline.append((m.start(), m.end()))
-    return fences, inline
-
-
-def code_spans(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of every fenced block and inline code span of ``text``, ascending by start: where
-    Markdown shows text as code, so markup there is literal (used by
-    :func:`hermes_audit.engine.comments.channels`)."""
-    fences, inline = _code_candidates(text)
-    return sorted([(f[0], f[2]) for f in fences] + inline)
 
 
 class ExampleSpans:
@@ -438,8 +393,6 @@ class ExampleSpans:
         """``(start, end, body_start)`` of the hidden-text channel (:func:`hermes_audit.engine.comments.channels`)
         that holds ``[start, end)`` and is not shown as code, or ``None`` (issue 18)."""
         if self._hidden is None:
-            from hermes_audit.engine.comments import channels
-
             code = sorted([(f[0], f[2]) for f in self._fences] + self._inline)
             found = [(c.start, c.end, c.body_start) for c in channels(self._text, code)
                      if not self._in_code(c.start, c.end)]

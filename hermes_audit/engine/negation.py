@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from hermes_audit.engine.regex_code import re_compile_builtin as _compile
+from hermes_audit.patterns.regex_code import re_compile_builtin as _compile
 from hermes_audit.findings import Severity
 
 #: Characters looked back from a match for the negation that opens its clause.
@@ -84,6 +84,13 @@ _QUOTED_OBJECT = _compile(
     r"[ \t]{0,2}[:,]?[ \t]{0,2}(?:things[ \t]+like[ \t]+|phrases[ \t]+like[ \t]+)?"
     r"(?:\"[^\"\n]{2,300}\"|\u201c[^\u201d\n]{2,300}\u201d|\u201e[^\u201c\n]{2,300}\u201c|\u00ab[^\u00bb\n]{2,300}\u00bb|"
     r"'[^'\n]{2,300}'|\u2018[^\u2019\n]{2,300}\u2019)"
+)
+
+#: Words of a lead-in line that present what follows as examples, not as steps.
+_DESCRIBES_LEAD_IN = _compile(
+    r"\b(?:examples?|e\.g\.|such\s+as|like|dangerous|malicious|attack\w*|suspicious|red\s+flags?|blocks?|blocked|"
+    r"detects?|detected|flag(?:s|ged)?|patterns?|indicators?|payloads?|exploits?|risky|unsafe)\b",
+    re.I,
 )
 
 
@@ -189,8 +196,6 @@ _PAREN_QUOTE = _compile(r"\w[\w*_]*[ \t]{0,2}\([ \t]{0,2}[\"\u201c\u201e\u00ab'\
 def labelled_example(text: str, start: int) -> Optional[str]:
     """For a match inside a quoted example or code: the words that label it as an attack or a prohibited
     request (on its line before it, or on the lead-in line of its list), or ``None``."""
-    from hermes_audit.engine.markdown import _DESCRIBES_LEAD_IN
-
     line_start = text.rfind("\n", max(0, start - WINDOW), start) + 1
     opener = start
     while opener > line_start and text[opener - 1] in "\"'`\u201c\u201e\u00ab\u2018\u300c\u300e\uff02":
