@@ -127,3 +127,10 @@ def oracle_for():
         return got
 
     return get
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """With ``HERMES_AUDIT_RECORD_DIFFERENTIAL=1``, write the differential tests' counts (tests/differential.py)."""
+    from tests import differential
+
+    differential.write_session()

@@ -22,6 +22,43 @@ def test_docs_versions_table_is_generated_from_the_profiles():
     assert versions_doc.render(page) == page, "run python -m tests.versions_doc"
 
 
+def test_every_oracle_release_has_recorded_differential_counts():
+    """Adding a release to ORACLE_RELEASES means recording its run (HERMES_AUDIT_RECORD_DIFFERENTIAL=1 pytest -m
+    hermes_<release> tests/test_parity_versions.py), so the docs' table has its counts and date."""
+    import re
+
+    from tests import differential
+    from tests.conftest import ORACLE_RELEASES
+
+    data = differential.load()
+    for rel in ORACLE_RELEASES:
+        entry = data.get(rel)
+        assert isinstance(entry, dict) and re.fullmatch(r"\d{4}-\d\d-\d\d", entry.get("date", "")), rel
+        assert {"catalog differences", "corpus", "generated texts", "memory blocks"} <= set(entry["checks"]), rel
+        for kind, c in entry["checks"].items():
+            assert 0 < c["comparisons"] and 0 <= c["agreements"] <= c["comparisons"], (rel, kind)
+        assert entry["checks"]["corpus"].get("files", 0) > 0, rel
+
+
+def test_differential_counts_are_recorded_only_when_asked(tmp_path, monkeypatch):
+    from tests import differential
+
+    monkeypatch.setattr(differential, "DATA", tmp_path / "counts.json")
+    monkeypatch.setattr(differential, "_SESSION", type(differential._SESSION)(differential._SESSION.default_factory))
+    differential.count("0.13.0", "corpus", inputs=4, comparisons=12, agreements=11, files=2)
+    monkeypatch.delenv(differential.RECORD_ENV, raising=False)
+    assert not differential.write_session() and not differential.DATA.exists()
+    (tmp_path / "counts.json").write_text('{"0.19.0": {"date": "2026-01-01", "checks": {}}}', encoding="utf-8")
+    monkeypatch.setenv(differential.RECORD_ENV, "1")
+    assert differential.write_session(today="2026-12-02")
+    data = differential.load()
+    assert data["0.19.0"]["date"] == "2026-01-01"  # a release this run did not test keeps its entry
+    assert data["0.13.0"] == {"date": "2026-12-02",
+                              "checks": {"corpus": {"agreements": 11, "comparisons": 12, "files": 2, "inputs": 4}}}
+    assert differential.summary("0.13.0") == "11 of 12 comparisons agree (4 inputs, 2 corpus files; 2026-12-02)"
+    assert differential.summary("0.99.0") == "not recorded"
+
+
 @pytest.mark.parametrize("name,want", [("0.15.0", "0.15"), ("0.16.0", "0.15"), ("0.17", "0.15"), ("v0.18.2", "0.18"),
                                        ("0.18.0", "0.18"), ("0.19.0", "0.19"), ("0.19", "0.19"), ("latest", "latest"),
                                        ("0.20", "0.20"), ("0.20.1", "0.20"), ("v0.20.1", "0.20"), ("0.20.1.2", "0.20"),
