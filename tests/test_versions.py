@@ -208,8 +208,11 @@ def test_0_18_models_the_session(tmp_path, command):
 
 
 @pytest.mark.parametrize("command,refused", [(["context", "--hermes-home", "h"], False), (["hints", "x.py"], False),
-                                             (["prompt", "--hermes-home", "h"], True)])
-def test_0_20_models_the_context_and_hints_but_not_yet_the_prompt(tmp_path, command, refused):
+                                             (["prompt", "--hermes-home", "h"], False)])
+def test_0_20_models_the_whole_session(tmp_path, command, refused):
+    """0.20 models context, hints, profile and, since its prompt switches (tiered layout, session zone), the
+    prompt dry run (tests/test_parity_0_20.py compares it byte for byte with 0.20.1)."""
+    (tmp_path / "h").mkdir()
     command = [str(tmp_path / c) if c == "h" else c for c in command]
     r = CliRunner().invoke(cli, [*command, "--hermes-version", "0.20", "--cwd", str(tmp_path)],
                            env={"HERMES_AUDIT_SERVER": ""})

@@ -113,6 +113,10 @@ class VersionProfile:
     prompt_execution_guidance_gate: bool
     #: the session line names the time zone and the platform
     prompt_session_line_details: bool
+    #: the zone part of the session line (with ``prompt_session_line_details``): ``local-name`` (the configured
+    #: zone, else the machine's, its abbreviation and offset: newest source) or ``configured`` (the configured
+    #: zone only when there is one, the abbreviation unless the same, the offset: 0.20.1)
+    prompt_session_zone: str
     #: the layers sit in tiers: skills volatile, the coding layers in the context tier before the system message,
     #: plugin sections (``agent/system_prompt.py``); else 0.19.0's ``build_system_prompt_parts`` order
     prompt_tiered_layout: bool
@@ -149,6 +153,7 @@ _CHOICES = {
     "memory_encoding": ("utf-8", "utf-8-sig"),
     "hint_encoding": ("utf-8", "utf-8-sig"),
     "hint_excluded_dirs": HINT_EXCLUDED_DIRS,
+    "prompt_session_zone": ("local-name", "configured"),
 }
 
 
@@ -228,7 +233,7 @@ def load_profiles(directory: Path = PROFILES_DIR) -> dict[str, VersionProfile]:
     from hermes_audit import datacache
 
     paths = sorted(directory.glob("*.yaml"))
-    quick = datacache.stat_key(["profiles", 5], [Path(__file__), *paths])
+    quick = datacache.stat_key(["profiles", 6], [Path(__file__), *paths])
     cached = datacache.read("profiles", quick) if quick else None
     if isinstance(cached, dict):
         try:
