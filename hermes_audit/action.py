@@ -108,6 +108,7 @@ def plan_from_env(env: Mapping[str, str]) -> Plan:
             raise InputError("input paths: a path contains a NUL character")
     version = (env.get("HA_HERMES_VERSION") or "").strip() or "latest"
     if version.lower() != "auto":  # a release (0.17.0), a profile (0.19) or auto: docs/versions.md
+        # start-up time: a command (and a report format) imports only what it runs
         from hermes_audit.hermes.profiles import profile_name_for
 
         try:
@@ -142,13 +143,14 @@ def plan_from_env(env: Mapping[str, str]) -> Plan:
 #: Events whose checkout is (or may be) the pull request's own tree: auditor mode by default. A merge queue
 #: (``merge_group``) runs the tree a pull request wrote, merged onto the base (red team, issue 18).
 PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target", "merge_group")
-#: The configuration files hermes-audit reads at a repository root, in order (hermes_audit.config).
+#: The configuration files hermes-audit reads at a repository root, in order (hermes_audit.cli.config).
 CONFIG_NAMES = (".hermes-audit.toml", "pyproject.toml")
 
 
 def _git(args: list[str], cwd: Optional[str] = None) -> Optional[bytes]:
     """Output of a read-only git command run with the scan's safe options (no fsmonitor, no hooks, no
     system configuration); ``None`` when it fails."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.documents.discovery import SAFE_GIT_OPTIONS
 
     env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0")
@@ -192,6 +194,7 @@ def check_sarif_path(path: str, workspace: str) -> None:
     """Refuse a ``sarif-file`` that leaves the workspace or passes through a symbolic link: the checked-out
     tree is the pull request's, and a directory it commits as a link (``reports -> /elsewhere``) would make
     the action remove and write a file outside it. Raises :class:`InputError`."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.documents.beneath import is_below
 
     root = os.path.realpath(workspace)

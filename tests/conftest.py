@@ -13,7 +13,7 @@ CORPUS = Path(os.environ.get("HERMES_AUDIT_CORPUS", ROOT.parent / "shared" / "co
 
 @pytest.fixture(scope="session")
 def catalog():
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
 
     return load_catalog()
 

@@ -1,4 +1,4 @@
-"""``scan --fix``, ``--diff`` and ``--fix-hermes-blocking`` (hermes_audit.fix, hermes_audit.cli.fix_support)."""
+"""``scan --fix``, ``--diff`` and ``--fix-hermes-blocking`` (hermes_audit.audits.fix, hermes_audit.cli.fix_support)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from hermes_audit.cli.main import cli
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
-from hermes_audit.fix import FixError, FixPlan, apply_edits, plan_edits, plan_for_document, unified_diff, write_plan
+from hermes_audit.audits.fix import FixError, FixPlan, apply_edits, plan_edits, plan_for_document, unified_diff, write_plan
 
 ZWSP, ZWJ, ZWNJ, BOM = "\u200b", "\u200d", "\u200c", "\ufeff"
 MAN_TECH = "\U0001F468" + ZWJ + "\U0001F4BB"

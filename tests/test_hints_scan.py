@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from hermes_audit.cli.main import cli
-from hermes_audit.scan import ScanOptions, run_scan
+from hermes_audit.audits.scan import ScanOptions, run_scan
 
 
 def _codes(res, path=None):

@@ -10,11 +10,11 @@ from click.testing import CliRunner
 from hermes_audit.cli.main import cli
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
-from hermes_audit.engine.engine import Engine
+from hermes_audit.audits.detectors import AuditEngine as Engine
 from hermes_audit.hermes import memory as mem
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for
-from hermes_audit.memory_audit import audit_memory
+from hermes_audit.audits.memory import audit_memory
 
 D = "\n\u00a7\n"
 

@@ -26,7 +26,7 @@ from hermes_audit.hermes.hermes_source import open_source
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.hermes.tokens import get_counter
-from hermes_audit.profile_audit import ProfileOptions, audit_distribution
+from hermes_audit.audits.profile import ProfileOptions, audit_distribution
 from tests.test_context_render_oracle import _materialise, _norm, trees
 from tests.test_hints_oracle import CASES_PER_RUN, calls, compare_batch
 from tests.test_hints_oracle import trees as hint_trees

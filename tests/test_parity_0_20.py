@@ -25,7 +25,7 @@ from hermes_audit.hermes import memory as mem
 from hermes_audit.hermes.context import cap_from_config, read_hermes_config, simulate_context
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for
-from hermes_audit.profile_audit import ProfileOptions, audit_distribution
+from hermes_audit.audits.profile import ProfileOptions, audit_distribution
 from tests.test_context_render_oracle import _materialise, _norm, trees
 from tests.test_hints_oracle import CASES_PER_RUN, compare_batch
 from tests.test_hints_oracle import calls as hint_calls
@@ -105,7 +105,7 @@ HOMES = {
 def test_memory_render_of_homes_equals_hermes_0_20_1(hermes20, tmp_path):
     """`memory --render` (the whole path: files on disk, the load) against the two blocks Hermes 0.20.1 builds.
     0.19.0 loses both blocks when one store is not UTF-8; 0.20.1 reads that store as empty."""
-    from hermes_audit.memory_audit import audit_memory
+    from hermes_audit.audits.memory import audit_memory
 
     cases = [{"memory_hex": m.hex() if m is not None else None, "user_hex": u.hex() if u is not None else None}
              for m, u in HOMES.values()]
@@ -249,7 +249,7 @@ def test_profile_install_equals_hermes_0_20_1(hermes20, tmp_path):
 # allowlist.
 
 def test_latest_memory_read_equals_hermes_0_20_1(hermes20, tmp_path):
-    from hermes_audit.memory_audit import audit_memory
+    from hermes_audit.audits.memory import audit_memory
 
     cases = [{"memory_hex": m.hex() if m is not None else None, "user_hex": u.hex() if u is not None else None}
              for m, u in HOMES.values()]

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hermes_audit.hermes import memory as mem
 from hermes_audit.hermes.profiles import PROFILES, RELEASES, get_profile
 from hermes_audit.hermes.threats import ThreatScanner
-from hermes_audit.hermes.verdict import blocked_marker
+from hermes_audit.hermes.outcomes import blocked_marker
 from tests import differential
 from tests.conftest import ORACLE_RELEASES
 from tests.corpus_util import load_manifest

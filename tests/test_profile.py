@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from hermes_audit.cli.main import cli
 from hermes_audit.hermes import distribution as dist
-from hermes_audit.profile_audit import ProfileOptions, audit_distribution
+from hermes_audit.audits.profile import ProfileOptions, audit_distribution
 
 STARTER = "Franzferdinan51__hermes-starter-profile__"
 

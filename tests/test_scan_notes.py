@@ -62,7 +62,7 @@ def test_oversized_file_whose_tail_overlaps_the_head_is_audited_to_the_end(tmp_p
     # head < characters <= head + tail: head and tail overlap; the end (past the head) must be audited too.
     # Small head and tail sizes keep the file small (the reader reads them at call time).
     from hermes_audit.documents import reader
-    from hermes_audit.scan import ScanOptions, run_scan
+    from hermes_audit.audits.scan import ScanOptions, run_scan
 
     monkeypatch.setattr(reader, "OVERSIZE_HEAD_CHARS", 2_000)
     monkeypatch.setattr(reader, "OVERSIZE_TAIL_CHARS", 1_000)

@@ -257,7 +257,7 @@ def test_0_13_is_the_legacy_scanner(tmp_path):
 
 
 def test_0_13_loads_memory_entries_unscanned(tmp_path):
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
     from hermes_audit.hermes import memory as mem
     from hermes_audit.hermes.threats import ThreatScanner
 

@@ -26,7 +26,8 @@ from hermes_audit.cli.common import echo_err, HERMES_VERSION, HERMES_VERSION_HEL
 
 
 def _scanner(version: str):
-    from hermes_audit.engine.catalog import CatalogError, load_catalog
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.patterns.catalog import CatalogError, load_catalog
     from hermes_audit.hermes.threats import scanner_for
 
     try:
@@ -54,6 +55,7 @@ _GLYPH = {
 
 def render_context_text(report, include_soul: bool) -> str:
     """The readable report of :func:`hermes_audit.hermes.context.simulate_context`."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.hermes.context import TYPE_TITLES
     from hermes_audit.hermes.truncation import UnknownText
 
@@ -102,6 +104,7 @@ def render_context_text(report, include_soul: bool) -> str:
                 else:
                     lines.append("    no Markdown heading falls in the omitted middle")
                 try:
+                    # start-up time: a command (and a report format) imports only what it runs
                     from hermes_audit.hermes.truncation import slice_text
 
                     head = slice_text(s.text, 0, min(tr.head_chars, 160))
@@ -141,6 +144,7 @@ def render_context_text(report, include_soul: bool) -> str:
 
 
 def _context_exit(report) -> int:
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.hermes.context import BLOCKED, HANG
 
     if report.hang is not None or (report.soul is not None and report.soul.status == HANG):
@@ -182,6 +186,7 @@ def context(cwd, hermes_home, hermes_version, context_length, max_chars, config_
         require_session_model(get_profile(hermes_version), 'hermes-audit context (the session simulation)', 'context')
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.hermes.context import (cap_from_config, default_hermes_home, model_context_length, read_hermes_config,
                                             simulate_context)
     from hermes_audit.hermes.truncation import UnknownText
@@ -324,6 +329,7 @@ def hints(paths, cwd, trace, all_dirs, hermes_version, home, no_text, fmt, outpu
         require_session_model(get_profile(hermes_version), 'hermes-audit hints (the subdirectory-hint simulation)', 'hints')
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.hermes.hints import BLOCKED, UNPREDICTABLE, TraceError, read_trace, simulate_hints
 
     if all_dirs and (trace is not None or paths):
@@ -342,6 +348,7 @@ def hints(paths, cwd, trace, all_dirs, hermes_version, home, no_text, fmt, outpu
             raise CliError(str(exc)) from None
     calls.extend(("read_file", {"path": p}) for p in paths)
     profile, scanner = _scanner(hermes_version)
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.cli.progress import Progress
 
     stalled = len(scanner.stalls)

@@ -11,6 +11,7 @@ import click
 
 from hermes_audit.hermes.profiles import get_profile, require_session_model
 from hermes_audit.cli.common import HERMES_VERSION, HERMES_VERSION_HELP, default_hermes_version, CliError, color_enabled, plural, write_output
+from hermes_audit import __version__
 
 SEVERITIES = ["info", "low", "medium", "high", "critical"]
 
@@ -24,7 +25,9 @@ def resolve_source(source: str, hermes_home: Optional[str], environ: Optional[di
     ``<home>/profiles/<name>`` (home: ``--hermes-home``, ``$HERMES_HOME`` or
     ``~/.hermes``). Raises :class:`CliError`.
     """
-    from hermes_audit.gitsource import redact_url
+    # start-up time: a command (and a report format) imports only what it runs; hermes.distribution imports PyYAML,
+    # which a scan of Markdown files does not need
+    from hermes_audit.audits.gitsource import redact_url
     from hermes_audit.hermes import distribution as dist
 
     env = os.environ if environ is None else environ
@@ -86,10 +89,11 @@ TRUST_WHY = {
 
 def render_text(report, color: bool) -> str:
     """The human-readable profile report."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.engine.unicode_chars import printable
-    from hermes_audit.reporters.json_report import safe_path
+    from hermes_audit.engine.unicode_chars import safe_path
     from hermes_audit.reporters.excerpt import ExcerptLines, source_excerpt
-    from hermes_audit.profile_audit import GUARD_FAMILY
+    from hermes_audit.hermes.skills_guard import GUARD_FAMILY
 
     def style(s: str, fg: Optional[str] = None, bold: bool = False) -> str:
         return click.style(s, fg=fg, bold=bold) if color else s
@@ -232,8 +236,8 @@ def render_text(report, color: bool) -> str:
 
 
 def to_json(report) -> dict:
-    from hermes_audit import __version__
-    from hermes_audit.reporters.json_report import safe_path
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.engine.unicode_chars import safe_path
 
     m = report.manifest.manifest
     return {
@@ -312,12 +316,13 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
         require_session_model(get_profile(hermes_version), 'hermes-audit profile (the install plan)', 'profile')
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    from hermes_audit.engine.catalog import CatalogError
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.patterns.catalog import CatalogError
     from hermes_audit.findings import Severity
-    from hermes_audit.gitsource import GitSourceError, cloned, redact_url
+    from hermes_audit.audits.gitsource import GitSourceError, cloned, redact_url
     from hermes_audit.hermes.cron_guard import CronGuardError
     from hermes_audit.hermes.skills_guard import SkillsGuardError
-    from hermes_audit.profile_audit import ProfileOptions, audit_distribution
+    from hermes_audit.audits.profile import ProfileOptions, audit_distribution
 
     kind, path = resolve_source(source, hermes_home)
     if keep_tree is not None and kind == "git":
@@ -327,6 +332,7 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
                           target_root=hermes_home or os.environ.get("HERMES_HOME") or "~/.hermes")
     try:
         if kind == "git":
+            # start-up time: a command (and a report format) imports only what it runs
             from hermes_audit.cli.progress import Progress
 
             with Progress(f"cloning and auditing {redact_url(source.strip())}"), \
@@ -342,6 +348,7 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
     except (CatalogError, SkillsGuardError, CronGuardError, ValueError) as exc:
         raise CliError(str(exc)) from None
     if fmt == "json":
+        # start-up time: a command (and a report format) imports only what it runs
         from hermes_audit.reporters.workflow import json_text
 
         write_output(json_text(to_json(report)) + "\n", output)

@@ -10,6 +10,7 @@ from typing import Optional
 import click
 
 from hermes_audit.cli.common import HERMES_VERSION, HERMES_VERSION_HELP, default_hermes_version, CliError, color_enabled, write_output
+from hermes_audit.cli.common import echo_err, one_line
 
 FORMATS = ["text", "json", "sarif", "github"]
 SEVERITIES = ["info", "low", "medium", "high", "critical"]
@@ -34,8 +35,6 @@ def _note_empty_directories(result, use_git: bool, to_stderr: bool) -> None:
     """A note (in every output format) per scanned directory that held no file Hermes loads, also on stderr
     when ``to_stderr`` (the output is machine-readable); the exit code is unchanged. A directory of renamed
     copies (``owner__repo__AGENTS.md``) would otherwise pass silently as clean."""
-    from hermes_audit.cli.common import one_line
-
     ignored = " or .gitignore excludes them" if use_git else ""
     for d in getattr(result, "empty_directories", ()):
         note = (f"no file under {d} has a name Hermes loads ({_LOADED_NAMES}){ignored}; "
@@ -48,21 +47,25 @@ def _note_empty_directories(result, use_git: bool, to_stderr: bool) -> None:
 def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -> str:
     """Render a scan result in one of :data:`FORMATS`."""
     if fmt == "json":
+        # start-up time: a command (and a report format) imports only what it runs
         from hermes_audit.reporters import json_report
 
         return json_report.render(result)
     if fmt == "sarif":
         try:
+            # start-up time: a command (and a report format) imports only what it runs
             from hermes_audit.reporters import sarif
         except ImportError:
             raise CliError("SARIF output is not available in this build") from None
         return sarif.render(result, **(extra or {}))
     if fmt == "github":
         try:
+            # start-up time: a command (and a report format) imports only what it runs
             from hermes_audit.reporters import github
         except ImportError:
             raise CliError("GitHub output is not available in this build") from None
         return github.render(result)
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.reporters import text
 
     return text.render(result, color=color, include_suppressed=bool((extra or {}).get("include_suppressed")),
@@ -150,21 +153,23 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     SOUL.md, memories/MEMORY.md and USER.md, distribution.yaml, SKILL.md).
     """
     if only_loaded:  # first: a commit that changes no file Hermes reads costs no more imports (pre-commit)
-        from hermes_audit.documents.staged import loaded_files
+        from hermes_audit.documents.staged import loaded_files  # start-up time: the hook path only
 
         paths = loaded_files(list(paths))
         if not paths:  # a commit that touches nothing Hermes reads: nothing to say, nothing to fail
             return
-    from hermes_audit.config import Config, ConfigError, load_config
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.cli.config import Config, ConfigError, load_config
     from hermes_audit.documents.gitroot import find_git_root
     from hermes_audit.documents.kinds import DocumentKind
-    from hermes_audit.engine.catalog import CatalogError
+    from hermes_audit.patterns.catalog import CatalogError
     from hermes_audit.findings import Severity
-    from hermes_audit.scan import ScanOptions, UnknownSelector, run_scan
+    from hermes_audit.audits.scan import ScanOptions, UnknownSelector, run_scan
 
     from hermes_audit.documents.reader import path_mode, path_present  # never raise (closed directories)
 
     if output is not None or write_baseline is not None:  # a name from the scanned tree read as an option
+        # start-up time: a command (and a report format) imports only what it runs
         from hermes_audit.documents.kinds import classify
 
         for flag, dest in (("-o", output), ("--write-baseline", write_baseline)):
@@ -177,7 +182,8 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
             hint = ("; every argument after '--' is a path (a pre-commit hook's args: too): give options before "
                     "'--', e.g. entry: hermes-audit scan --only-loaded --hermes-version 0.19 --") if str(t).startswith("-") else ""
             raise CliError(f"{t}: no such file or directory{hint}")
-    from hermes_audit.scan import unscannable_reason
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.audits.scan import unscannable_reason
 
     unscannable = [unscannable_reason(t) for t in targets]
     if all(unscannable):  # nothing else to scan: a gate must not pass on nothing
@@ -223,9 +229,11 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
         opts.prompt = True
         opts.hermes_home = hermes_home
         opts.prompt_max_share = prompt_max_share if prompt_max_share is not None else cfg.prompt_max_share
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.cli.baseline_support import finish_baseline, prepare_baseline
 
     notes = prepare_baseline(opts, baseline_path, write_baseline, no_suppressions, root)
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.cli.progress import Progress
 
     try:
@@ -237,6 +245,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     except (ValueError, CatalogError) as exc:
         raise CliError(str(exc)) from None
     if fix or show_diff or fix_hermes_blocking:
+        # start-up time: a command (and a report format) imports only what it runs
         from hermes_audit.cli.fix_support import run_fix
 
         result = run_fix(result, targets, opts, fix=fix, hermes_blocking=fix_hermes_blocking, diff=show_diff)
@@ -249,7 +258,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     write_output(render_result(result, fmt, use_color, extra), output, color=True if use_color else None,
                  commands=fmt == "github")
     if output is not None:  # a CI log must say why the job failed, whatever went into the file
-        from hermes_audit.cli.common import echo_err, one_line
+        # start-up time: a command (and a report format) imports only what it runs
         from hermes_audit.reporters.text import exit_reason, summary_line
 
         echo_err(one_line(f"hermes-audit: {summary_line(result)} {exit_reason(result)}; report in {output}"))

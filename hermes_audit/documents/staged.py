@@ -47,7 +47,8 @@ def loaded_files(paths: Sequence[Path], cwd: Optional[Path] = None) -> list[Path
     """The subset of ``paths`` (as given, relative to ``cwd``) that a scan should read, in their order,
     followed by the context-file links that point at one of the others (as paths relative to ``cwd`` when
     they lie below it). A path Hermes loads by name is kept whatever it is; a link is added only when its
-    target stays inside the repository. Never raises."""
+    target stays inside the repository; a staged file below the target of a tracked link to a directory is
+    added under its path through the link when that path has a name Hermes loads. Never raises."""
     cwd = (cwd or Path.cwd()).absolute()
     kept: list[Path] = []
     others: set[str] = set()
@@ -66,7 +67,8 @@ def loaded_files(paths: Sequence[Path], cwd: Optional[Path] = None) -> list[Path
     if git_root is None:
         return kept
     root_real = os.path.realpath(git_root)
-    for rel in _tracked_links(git_root):
+    links = _tracked_links(git_root)
+    for rel in links:
         if classify(rel) is None:
             continue
         link = git_root / rel
@@ -75,10 +77,31 @@ def loaded_files(paths: Sequence[Path], cwd: Optional[Path] = None) -> list[Path
         except (OSError, ValueError):
             continue
         if target in others and is_below(target, root_real):
-            try:
-                shown = link.relative_to(cwd)
-            except ValueError:
-                shown = link
-            if shown not in kept:
-                kept.append(shown)
+            _add(kept, link, cwd)
+    # a tracked link to a directory inside the repository (``.cursor -> cfg``): a staged file below its target
+    # is read by Hermes through the link (``.cursor/rules/style.mdc``) when that path has a name Hermes loads
+    for rel in links:
+        link = git_root / rel
+        try:
+            target = os.path.realpath(link)
+        except (OSError, ValueError):
+            continue
+        if not os.path.isdir(target) or not is_below(target, root_real) or target == root_real:
+            continue
+        prefix = target + os.sep
+        for other in sorted(others):
+            if other.startswith(prefix):
+                through = link / os.path.relpath(other, target)
+                if classify(through.as_posix()) is not None:
+                    _add(kept, through, cwd)
     return kept
+
+
+def _add(kept: list[Path], path: Path, cwd: Path) -> None:
+    """Append ``path`` (relative to ``cwd`` when below it) unless it is there already."""
+    try:
+        shown = path.relative_to(cwd)
+    except ValueError:
+        shown = path
+    if shown not in kept:
+        kept.append(shown)

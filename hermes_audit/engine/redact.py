@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from hermes_audit.engine.regex_code import compile_builtin, declare
+from hermes_audit.patterns.regex_code import compile_builtin, declare
 
 # Token shapes: provider prefixes, then key=value assignments with long values.
 _SECRET_SHAPES_PATTERN = declare(

@@ -80,7 +80,13 @@ from hermes_audit.hermes.truncation import (
     truncate_content,
 )
 from hermes_audit.hermes.newlines import NewlineMap
-from hermes_audit.hermes.verdict import blocked_marker, manifest_state_from_text
+from hermes_audit.hermes.outcomes import blocked_marker, manifest_state_from_text
+from hermes_audit.findings import Severity
+from hermes_audit.hermes.outcomes import soul_is_user_authored, unreadable_consequence
+from hermes_audit.hermes.truncation import (
+    CONTEXT_TRUNCATE_HEAD_RATIO, CONTEXT_TRUNCATE_TAIL_RATIO, MISSING as _MISSING, marker_heading_list, py_tail,
+    truncation_marker, truncation_warning,
+)
 
 #: First line of the ``# Project Context`` block (``build_context_files_prompt``).
 PROJECT_CONTEXT_HEADER = (
@@ -777,8 +783,6 @@ class _Sim:
             e.status, e.reason = MISSING, f"{rd.detail}; Hermes treats it as absent"
             return
         if rd.status is ReadStatus.NOT_REGULAR:
-            from hermes_audit.hermes.verdict import unreadable_consequence  # (verdict imports this module's peers)
-
             e.status, e.reason = SKIPPED, f"{rd.detail}; {unreadable_consequence(e.kind, rd, self.p, e.path)}"
             return
         if rd.status is ReadStatus.NOT_UTF8:
@@ -1199,8 +1203,6 @@ class _Sim:
             e.content = content = new
         user_authored = True
         if self.p.soul_warn_mode:
-            from hermes_audit.hermes.verdict import soul_is_user_authored
-
             user_authored = soul_is_user_authored(manifest)
         else:
             user_authored = False
@@ -1227,11 +1229,6 @@ def _partial_truncation(text: Text, warn_name: str, cap: int, profile: VersionPr
     """The cut of a text whose unread middle decides the marker (latest lists its headings): sizes, kept
     head and tail and omitted range are exact; the marker lists only the headings that were read, and
     ``lost_headings`` is ``None`` (unknown). The report keeps the render unavailable (``unknown``)."""
-    from hermes_audit.hermes.truncation import (
-        CONTEXT_TRUNCATE_HEAD_RATIO, CONTEXT_TRUNCATE_TAIL_RATIO, marker_heading_list, py_tail, truncation_marker,
-        truncation_warning,
-    )
-
     total = len(text)
     if total <= cap:
         return Truncation(text, total, cap)
@@ -1307,6 +1304,7 @@ def config_mapping(text: str, label: str) -> tuple[dict, Optional[str]]:
     parse or is not a mapping counts as no configuration (``{}``); past the bounds, Hermes' defaults are
     assumed. Never raises for bad YAML.
     """
+    # start-up time: hermes.distribution imports PyYAML, which a scan of Markdown files does not need
     import yaml
 
     from hermes_audit.hermes.distribution import YamlLimitError, load_yaml_bounded
@@ -1336,8 +1334,6 @@ def model_context_length(config: Any) -> Optional[int]:
 def cap_from_config(config: dict, context_length: Optional[int], config_label: str,
                     max_chars: Optional[int] = None) -> CapResolution:
     """The cap for a session: ``max_chars`` (as if pinned in config.yaml) or config.yaml, then the context length."""
-    from hermes_audit.hermes.truncation import MISSING as _MISSING
-
     if max_chars is not None:
         return resolve_cap(max_chars, context_length, "--max-chars")
     value = config.get("context_file_max_chars", _MISSING) if config else _MISSING
@@ -1513,8 +1509,6 @@ def unscanned_issues(entry: FileEntry, now: list[tuple[int, int]], ceiling: list
                      scanner: ThreatScanner, cap: int, where: str, engine=None) -> list[LoadingIssue]:
     """Text of ``entry`` past the scan window that reaches the model (``now``: at the cap in force;
     ``ceiling``: at the 500,000-character ceiling); each threat in it at least high."""
-    from hermes_audit.findings import Severity
-
     if entry.content is None:
         return []
     window_end = entry.scan_skip + scanner.max_scan_chars
@@ -1626,8 +1620,6 @@ def loading_issues(report: ContextReport, ceiling: Optional[ContextReport] = Non
     the scan window that a larger model window would inject); ``engine`` runs the
     audit rules over that text.
     """
-    from hermes_audit.findings import Severity
-
     p = report.profile
     out: list[LoadingIssue] = []
     winner_blocked = bool(report.sections) and all(s.blocked for s in report.sections)
@@ -1716,20 +1708,3 @@ def _same_as_winner(e: FileEntry, winners: dict[str, FileEntry], report: Context
                 return True
     return False
 
-
-def issues_to_findings(issues: list[LoadingIssue], catalog, display: Optional[Callable[[FileEntry], str]] = None,
-                       selected: Optional[set[str]] = None) -> list:
-    """:class:`~hermes_audit.findings.Finding` objects for ``issues`` (rules looked up by name in ``catalog``)."""
-    from hermes_audit.engine.engine import make_finding
-
-    out = []
-    for it in issues:
-        rule = catalog.find(it.rule)
-        if rule is None or (selected is not None and rule.code not in selected):
-            continue
-        doc = entry_document(it.entry, display(it.entry) if display else None)
-        f = make_finding(doc, rule, it.start, it.end, it.message, severity=it.severity, confidence=it.confidence)
-        if it.fix:
-            f.fix = it.fix
-        out.append(f)
-    return out

@@ -39,6 +39,7 @@ import yaml
 
 from hermes_audit.documents.reader import FILE_TYPE_WORDS, file_type
 from hermes_audit.documents.inputs import MAX_ESTIMATED_NODES, compose_yaml
+from hermes_audit.documents.reader import ReadStatus, read_file
 
 if TYPE_CHECKING:
     from hermes_audit.hermes.profiles import VersionProfile
@@ -522,8 +523,6 @@ def read_manifest(root: Path, display_path: Optional[str] = None) -> ManifestRea
 
     ``display_path`` is the path Hermes would print (default ``root/distribution.yaml``).
     """
-    from hermes_audit.documents.reader import ReadStatus, read_file
-
     path = root / MANIFEST_FILENAME
     shown = display_path or str(path)
     try:

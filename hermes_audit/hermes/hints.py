@@ -86,11 +86,9 @@ from hermes_audit.hermes.truncation import (
     strip_text,
     truncate_content,
 )
-from hermes_audit.hermes.verdict import blocked_marker
+from hermes_audit.hermes.outcomes import HINT_FILENAMES_019, HINT_FILENAMES_LATEST, blocked_marker
+from hermes_audit.documents.reader import read_file
 
-#: Hint file names in priority order, per version (``_HINT_FILENAMES``).
-HINT_FILENAMES_019 = ("AGENTS.md", "agents.md", "CLAUDE.md", "claude.md", ".cursorrules")
-HINT_FILENAMES_LATEST = ("AGENTS.override.md", *HINT_FILENAMES_019)
 #: ``_PATH_ARG_KEYS`` and ``_COMMAND_TOOLS``.
 PATH_ARG_KEYS = ("path", "file_path", "workdir")
 COMMAND_TOOLS = frozenset({"terminal"})
@@ -815,8 +813,6 @@ MAX_TRACE_BYTES = 64 * 1024 * 1024
 
 def read_trace(path: Path) -> list[tuple[str, dict]]:
     """Read and parse a trace file (bounded, never a FIFO). Raises :class:`TraceError` or ``OSError``."""
-    from hermes_audit.documents.reader import read_file
-
     res = read_file(path, None, MAX_TRACE_BYTES)
     if res.status is not ReadStatus.OK or res.text is None:
         raise TraceError(f"{path}: {res.detail or res.status.value}")

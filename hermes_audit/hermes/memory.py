@@ -45,11 +45,14 @@ from hermes_audit.hermes.profiles import (
     USER_CHAR_LIMIT,
     VersionProfile,
 )
+from hermes_audit.documents.reader import read_file
+from hermes_audit.findings import DetectorHit
+from hermes_audit.hermes.outcomes import BLOCKED, EntryVerdict, LOADED, LocatedHit, unreadable_consequence
 
 if TYPE_CHECKING:  # pragma: no cover
     from hermes_audit.documents.document import Document
     from hermes_audit.hermes.threats import ThreatScanner
-    from hermes_audit.hermes.verdict import EntryVerdict, LocatedHit
+    from hermes_audit.hermes.outcomes import EntryVerdict, LocatedHit
 
 #: The two stores: target name -> file name (``MemoryStore._path_for``).
 STORE_FILES = {"memory": "MEMORY.md", "user": "USER.md"}
@@ -275,8 +278,6 @@ def scan_entries(
     snapshot holds) and the located parity hits with offsets in ``text``.
     ``filename`` is ``MEMORY.md`` or ``USER.md``.
     """
-    from hermes_audit.hermes.verdict import BLOCKED, LOADED, EntryVerdict, LocatedHit
-
     text, skip = store_text(text, profile)
     nm = NewlineMap(text)
     verdicts: list[EntryVerdict] = []
@@ -470,7 +471,7 @@ def read_memory_config(home: Optional[Path], overrides: Optional[dict[str, Any]]
 
 
 def _apply_config_file(cfg: MemoryConfig, path: Path, home: Path) -> None:
-    from hermes_audit.documents.reader import ReadStatus, read_file
+    # start-up time: hermes.distribution imports PyYAML, which a scan of Markdown files does not need
     from hermes_audit.hermes.distribution import YamlLimitError, load_yaml_bounded
 
     res = read_file(path, home.resolve(), max_bytes=MAX_CONFIG_BYTES)
@@ -561,8 +562,6 @@ def analyse_store(
     profile: VersionProfile,
 ) -> StoreReport:
     """Parse, scan, count and render one store (``doc`` is ``None`` when the file does not exist)."""
-    from hermes_audit.documents.reader import ReadStatus
-
     filename = STORE_FILES[target]
     if doc is None:
         return StoreReport(target, filename, None, "missing", note="no such file: Hermes adds no block")
@@ -575,8 +574,6 @@ def analyse_store(
             note += (f"; {profile.label} raises a decode error in MemoryStore.load_from_disk, "
                      "so neither memory block is loaded")
         elif doc.read.status in (ReadStatus.NOT_REGULAR, ReadStatus.SYMLINK_ESCAPE):
-            from hermes_audit.hermes.verdict import unreadable_consequence  # (verdict.py imports this module)
-
             note += f"; {unreadable_consequence(doc.kind, doc.read, profile, doc.path)}"
         else:
             note += f"; {profile.label} treats it as empty"
@@ -660,6 +657,7 @@ def resolve_home(path: Optional[str], profile_name: Optional[str], environ: Opti
     base = Path(path) if path else Path(env.get("HERMES_HOME") or Path.home() / ".hermes").expanduser()
     if profile_name is None:
         return base
+    # start-up time: hermes.distribution imports PyYAML, which a scan of Markdown files does not need
     from hermes_audit.hermes.distribution import canonical_profile_name
 
     canon = canonical_profile_name(profile_name)
@@ -680,11 +678,9 @@ def detect_store(text: str, params: dict):
     ``duplicate``, ``blocked-prefix``; ``limits`` maps ``memory``/``user`` to
     the store limits (default 2,200 / 1,375); ``document_kind`` (set by the
     engine) says which store the text is (``user-profile`` is USER.md).
-    Yields :class:`~hermes_audit.engine.detectors.DetectorHit` values with
+    Yields :class:`~hermes_audit.findings.DetectorHit` values with
     spans in ``text``.
     """
-    from hermes_audit.engine.detectors import DetectorHit
-
     check = params.get("check")
     target = "user" if params.get("document_kind") == "user-profile" else "memory"
     limits = params.get("limits") or {}

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 
-from hermes_audit.engine.catalog import DEFAULT_VERSION, VERSIONS as SCANNER_CATALOGS
+from hermes_audit.patterns.catalog import DEFAULT_VERSION, VERSIONS as SCANNER_CATALOGS
+from hermes_audit import datacache
 
 
 class ProfileError(Exception):
@@ -230,8 +231,6 @@ def load_profiles(directory: Path = PROFILES_DIR) -> dict[str, VersionProfile]:
     The validated profiles are kept in hermes-audit's data cache (:mod:`hermes_audit.datacache`, keyed by
     the files' and this module's signatures), so a start-up with unchanged files does not import PyYAML.
     """
-    from hermes_audit import datacache
-
     paths = sorted(directory.glob("*.yaml"))
     quick = datacache.stat_key(["profiles", 6], [Path(__file__), *paths])
     cached = datacache.read("profiles", quick) if quick else None

@@ -78,6 +78,12 @@ from hermes_audit.hermes.profiles import VersionProfile
 from hermes_audit.hermes.threats import ThreatScanner
 from hermes_audit.hermes.tokens import TokenCounter, get_counter
 from hermes_audit.hermes.truncation import UnknownText, known_text, markdown_headings
+from hermes_audit.findings import DetectorHit, Severity
+from hermes_audit.hermes.outcomes import read_blocks, unreadable_consequence
+from hermes_audit.hermes.profiles import get_profile
+from hermes_audit.hermes.scenario import scenario_fill, split_scenario
+from hermes_audit.hermes.threats import scanner_for
+from hermes_audit.patterns.catalog import load_catalog
 
 # ---------------------------------------------------------------------------------------------------
 # Constants (facts about Hermes 0.19.0 needed to decide which layers exist; texts come from the source)
@@ -550,6 +556,7 @@ def active_profile_name(home: Path, environ: dict[str, str]) -> tuple[str, str]:
 def parse_skill_frontmatter(content: str) -> dict:
     """``parse_frontmatter`` of 0.19.0: YAML between a leading ``---`` and the next ``\\n---`` line (one
     leading BOM dropped); malformed YAML falls back to ``key: value`` lines. Read with the bounded safe loader."""
+    # start-up time: hermes.distribution imports PyYAML, which a scan of Markdown files does not need
     from hermes_audit.hermes.distribution import load_yaml_bounded
 
     if content.startswith("\ufeff"):
@@ -1636,8 +1643,6 @@ class _Builder:
         self.stores = stores
 
     def memory_layers(self) -> None:
-        from hermes_audit.hermes.verdict import read_blocks
-
         cfg = self.memory_cfg
         failure = mem.load_failure_reason(self.stores, cfg, self.p)
         for rep in self.stores:
@@ -1946,14 +1951,10 @@ def format_share(x: float) -> str:
 
 def prompt_issues(report: PromptReport, max_share: Optional[float] = None) -> list[PromptIssue]:
     """The prompt findings of a dry run (see ``rules/prompt.yaml``)."""
-    from hermes_audit.findings import Severity
-
     out: list[PromptIssue] = []
     share_limit = report.settings.max_share if max_share is None else max_share
     label = report.profile.label
     if report.memory_hang is not None and report.memory_hang.document is not None:
-        from hermes_audit.hermes.verdict import unreadable_consequence
-
         d = report.memory_hang.document
         out.append(PromptIssue(R_SESSION_HANG, d, 0, 0, f"{d.path} is a {d.read.file_type}: "
                                + unreadable_consequence(d.kind, d.read, report.profile, d.path)))
@@ -2065,24 +2066,6 @@ def prompt_issues(report: PromptReport, max_share: Optional[float] = None) -> li
     return out
 
 
-def issues_to_findings(issues: list[PromptIssue], catalog, selected: Optional[set[str]] = None,
-                       display=None) -> list:
-    """:class:`~hermes_audit.findings.Finding` objects for ``issues`` (rules looked up by name in
-    ``catalog``; ``selected`` limits them to these codes; ``display(doc)`` renames the path)."""
-    from hermes_audit.engine.engine import make_finding
-
-    by_name = {r.name: r for r in catalog.rules if r.family == PROMPT_FAMILY or r.name == R_SESSION_HANG}
-    out = []
-    for it in issues:
-        rule = by_name.get(it.rule)
-        if rule is None or (selected is not None and rule.code not in selected):
-            continue
-        if display is not None:
-            it.document.path = display(it.document)
-        out.append(make_finding(it.document, rule, it.start, it.end, it.message, severity=it.severity))
-    return out
-
-
 # ---------------------------------------------------------------------------------------------------
 # Scenarios (rule examples): a session described as text
 
@@ -2098,8 +2081,6 @@ def parse_prompt_scenario(text: str) -> tuple[PromptSettings, Any, str, dict[str
     HERMES_HOME, anything else in the working directory; option ``fill=N`` puts N characters of filler
     first) and running to the next ``===`` line. Returns (settings, MemoryFS, version, file header spans,
     first-line span). Raises ``ValueError``."""
-    from hermes_audit.hermes.scenario import scenario_fill, split_scenario
-
     try:
         opts, files, first = split_scenario(text, PROMPT_SCENARIO_MAGIC)
     except ValueError as exc:
@@ -2130,10 +2111,6 @@ def parse_prompt_scenario(text: str) -> tuple[PromptSettings, Any, str, dict[str
 
 def scenario_prompt_issues(text: str) -> list[tuple[PromptIssue, tuple[int, int]]]:
     """Run the prompt model on a scenario; each issue with the span of its file's ``===`` line."""
-    from hermes_audit.engine.catalog import load_catalog
-    from hermes_audit.hermes.profiles import get_profile
-    from hermes_audit.hermes.threats import scanner_for
-
     settings, fs, version, headers, first = parse_prompt_scenario(text)
     catalog = load_catalog()
     profile = get_profile(version)
@@ -2155,8 +2132,6 @@ def detect_prompt(text: str, params: dict):
     scans get prompt findings from ``scan --prompt``); a hit spans the
     ``=== PATH`` line of the file the finding is about.
     """
-    from hermes_audit.engine.detectors import DetectorHit
-
     if not text.startswith(PROMPT_SCENARIO_MAGIC):
         return
     try:
@@ -2175,50 +2150,3 @@ def detect_prompt(text: str, params: dict):
 # ---------------------------------------------------------------------------------------------------
 # ``scan --prompt``
 
-
-def scan_prompt_findings(paths, catalog, selected: set[str], profile: VersionProfile, scanner: ThreatScanner, *,
-                         session_cwd: Optional[Path] = None, hermes_home: Optional[Path] = None,
-                         context_length: Optional[int] = None, max_share: Optional[float] = None,
-                         base: Optional[Path] = None, max_bytes: int = DEFAULT_MAX_BYTES,
-                         source: Any = "installed") -> tuple[list[tuple[Document, list]], list[str]]:
-    """Prompt findings for ``hermes-audit scan --prompt``: the dry run of a session in the scanned
-    repository's root (or ``session_cwd``) with ``hermes_home`` (default ``$HERMES_HOME``, else
-    ``~/.hermes``). Returns findings grouped by document (paths relative to ``base`` when inside it) and
-    notes. Raises ``ValueError`` for a ``session_cwd`` that is not a directory."""
-    from hermes_audit.hermes.hermes_source import installed_source
-    from hermes_audit.hermes.loading import session_directory
-
-    cwd = session_directory(list(paths), session_cwd)
-    if cwd is None:
-        return [], []
-    home = Path(hermes_home) if hermes_home is not None else Path(ctx.default_hermes_home())
-    notes: list[str] = []
-    if not home.is_dir():
-        notes.append(f"prompt: no HERMES_HOME at {home}; the dry run uses Hermes' defaults there")
-    src = installed_source() if source == "installed" else source
-    settings = PromptSettings(cwd=cwd, home=home.absolute(), context_length=context_length,
-                              max_share=max_share if max_share is not None else DEFAULT_MAX_SHARE, max_bytes=max_bytes)
-    try:
-        report = assemble(settings, profile, scanner, src)
-    except PromptError as exc:
-        raise ValueError(str(exc)) from None
-    notes.extend(f"prompt: {n}" for n in report.notes if "placeholders" not in n)
-    if report.problem:
-        notes.append(f"prompt: {profile.label} session in {report.cwd}: not predictable: {report.problem}")
-    else:
-        notes.append(f"prompt: {profile.label} session in {report.cwd}: ~{report.total_tokens:,} tokens "
-                     f"({report.counter.method}), {len([ly for ly in report.included() if ly.tier != 'api-call'])} "
-                     "layers" + ("" if report.exact else ", some sizes estimated"))
-    base_dir = os.path.realpath(base or Path.cwd())
-
-    def display(doc: Document) -> str:
-        p = str(doc.abs_path) if doc.abs_path is not None else doc.path
-        rel = os.path.relpath(os.path.realpath(p), base_dir)
-        return p if rel.startswith("..") else Path(rel).as_posix()
-
-    grouped: dict[int, tuple[Document, list]] = {}
-    for it in prompt_issues(report, max_share):
-        made = issues_to_findings([it], catalog, selected, display)
-        if made:
-            grouped.setdefault(id(it.document), (it.document, []))[1].extend(made)
-    return list(grouped.values()), notes

@@ -15,7 +15,7 @@ import click
 from hermes_audit.engine.redact import redact_in_place
 from hermes_audit.engine.unicode_chars import printable
 from hermes_audit.findings import Severity
-from hermes_audit.reporters.json_report import safe_path
+from hermes_audit.engine.unicode_chars import safe_path
 from hermes_audit.reporters.excerpt import ExcerptLines, source_excerpt
 
 _SEV_COLOR = {

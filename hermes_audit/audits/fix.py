@@ -43,6 +43,10 @@ from hermes_audit.documents.document import Document
 from hermes_audit.documents.reader import ReadStatus, read_file
 from hermes_audit.engine import detectors as det
 from hermes_audit.engine import unicode_chars as uc
+from hermes_audit.atomic import OutsideRoot, write_at
+from hermes_audit.documents.beneath import Changed, DIR_FD, LeadsOut, open_parent
+from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, READ_FLAGS, read_descriptor
+from hermes_audit.engine.unicode_chars import safe_path
 
 
 class FixError(Exception):
@@ -224,8 +228,6 @@ def _diff_name(side: str, path: str) -> str:
 
 def unified_diff(plan: FixPlan) -> str:
     """A unified diff of the plan, invisible characters written as ``<U+XXXX>``."""
-    from hermes_audit.reporters.json_report import safe_path
-
     a = [_visible(x) for x in _lines(plan.original)]
     b = [_visible(x) for x in _lines(plan.fixed)]
     name = safe_path(plan.path)
@@ -234,8 +236,6 @@ def unified_diff(plan: FixPlan) -> str:
 
 
 def _shown(path: str) -> str:
-    from hermes_audit.reporters.json_report import safe_path
-
     return safe_path(path)
 
 
@@ -252,14 +252,10 @@ def write_plan(plan: FixPlan, root: Optional[Path] = None) -> None:
     if plan.abs_path is None:
         raise FixError(f"{_shown(plan.path)}: no file to write")
     root = root if root is not None else plan.root
-    from hermes_audit.documents.beneath import DIR_FD
 
     if not DIR_FD:
         _write_plan_by_name(plan, root)
         return
-    from hermes_audit.atomic import write_at
-    from hermes_audit.documents.beneath import Changed, LeadsOut, open_parent
-    from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, READ_FLAGS, read_descriptor
 
     try:
         dfd, name = open_parent(plan.abs_path, root, resolve_leaf=False)
@@ -300,8 +296,6 @@ def _fixable_stat(plan: FixPlan, lstat) -> os.stat_result:
 def _write_plan_by_name(plan: FixPlan, root: Optional[Path]) -> None:
     """:func:`write_plan` where directory descriptors are not supported (Windows): the path is checked and
     written by name (a link out is refused; a swap between the check and the write is not caught)."""
-    from hermes_audit.atomic import OutsideRoot
-
     path = Path(plan.abs_path)
     st = _fixable_stat(plan, lambda: os.lstat(path))
     again = read_file(path, root)
