@@ -66,7 +66,7 @@ def ensure_oracle(release: str = ORACLE_VERSION) -> Path:
         )
         if proc.returncode != 0:
             raise OracleUnavailable(f"pip install {requirement(release)} failed: {proc.stderr.strip()[-400:]}")
-        check = subprocess.run([str(py), "-c", "import tools.threat_patterns, agent.prompt_builder"],
+        check = subprocess.run([str(py), "-c", "import agent.prompt_builder, tools.memory_tool"],
                                capture_output=True, text=True, timeout=120)
         if check.returncode != 0:
             raise OracleUnavailable(f"hermes-agent installed but does not import: {check.stderr.strip()[-400:]}")

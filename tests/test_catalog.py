@@ -50,11 +50,15 @@ def test_audit_rule_examples(catalog, code, text, should):
 
 
 def _parity_params():
+    """Each example in each catalog; a rule a catalog does not run (its ``scopes``: the legacy scanner of
+    hermes-agent 0.13.0-0.14.0 has ten patterns) matches nothing there."""
     cat = load_catalog()
+    runs = {v: set(ThreatScanner(cat.parity, v).hermes_ids("strict")) for v in VERSIONS}
     for r in cat.parity.rules:
         for v in VERSIONS:
             for ex in r.examples_match:
-                yield pytest.param(r.hermes_id, r.scope, v, ex, v not in r.examples_except.get(ex, ()),
+                yield pytest.param(r.hermes_id, r.scope, v, ex,
+                                   v not in r.examples_except.get(ex, ()) and r.hermes_id in runs[v],
                                    id=f"{r.code}-{v}-match")
             for ex in r.examples_no_match:
                 yield pytest.param(r.hermes_id, r.scope, v, ex, v in r.examples_except.get(ex, ()),

@@ -325,3 +325,49 @@ def test_hint_digests_and_excluded_dirs_equal_hermes_0_20_1(hermes20, catalog, t
     assert got == [a["text"] for a in answer]
     assert got[0] is None and got[2] is None and got[3] is None and got[4] is None  # duplicates, excluded
     assert "b rules" in got[1] and "deep" in got[5]
+
+
+def _ours_prompt(case: dict, source, catalog, extra_env: dict):
+    from datetime import datetime
+
+    from hermes_audit.hermes import prompt as P
+    from hermes_audit.hermes.tokens import get_counter
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_")}
+    env.update(extra_env)
+    settings = P.PromptSettings(
+        cwd=Path(case["cwd"]), home=Path(case["hermes_home"]), platform=case["platform"], model=case["model"],
+        provider=case["provider"], tools=frozenset(case["tools"]), context_length=case["context_length"],
+        now=datetime.fromisoformat(case["now"]), system_message=case["system_message"], session_id=case["session_id"],
+        environ=env)
+    profile = get_profile("0.20")
+    return P.assemble(settings, profile, scanner_for(catalog.parity, profile.scanner), source,
+                      counter=get_counter("chars"))
+
+
+@pytest.mark.parametrize("extra_env", [{}, {"HERMES_DESKTOP": "1"}, {"HERMES_DESKTOP_TERMINAL": "yes"}],
+                         ids=["plain", "desktop", "desktop-terminal"])
+def test_prompt_equals_hermes_0_20_1_byte_for_byte(hermes20, catalog, tmp_path, extra_env):
+    """The whole system prompt and each tier, on the frozen sessions of tests/test_prompt_oracle.py and a tui
+    session: 0.20.1's steering note (two paragraphs), active-profile text, skills framing and place (volatile
+    tier), session line (configured zone, abbreviation, offset, platform) and tiered layout."""
+    from hermes_audit.hermes.hermes_source import open_source
+    from tests.test_prompt_oracle import _cases as prompt_cases
+
+    venv = Path(hermes20.python).parent.parent
+    site = sorted(venv.glob("lib/python3*/site-packages"))[0]
+    source = open_source(site)
+    assert source.version == RELEASE
+    cases = prompt_cases(tmp_path)
+    cases.append(dict(cases[3], platform="tui"))
+    ours = [_ours_prompt(c, source, catalog, extra_env) for c in cases]  # ours first: Hermes seeds files
+    clean = {k: "" for k in os.environ if k.startswith("HERMES_")}
+    theirs = hermes20.run("prompt_build", {"cases": cases}, env={**clean, **extra_env})
+    for i, (mine, hermes) in enumerate(zip(ours, theirs), 1):
+        assert hermes["error"] is None, hermes["error"]
+        assert mine.exact, (i, [(ly.id, ly.status) for ly in mine.included()])
+        for tier in ("stable", "context", "volatile"):
+            assert mine.tier_texts()[tier] == hermes["parts"][tier], (i, tier)
+        assert mine.prompt == hermes["prompt"], i
+    assert "A marker is newly delivered only when" in theirs[0]["prompt"]
+    assert "Conversation started: Wednesday, July 15, 2026 (UTC, UTC+00:00)" in theirs[0]["prompt"]

@@ -76,9 +76,9 @@ def test_forms_with_trigger_words_do_trip_hermes(catalog, version):
 
 def test_hermes_019_trips_on_substrings_latest_on_words(catalog):
     c = "<!-- hermes-audit: allow HA101 -- systematically reviewed -->"
-    assert trips_hermes(c, catalog.parity) == ["0.15", "0.19"]  # 0.15.0-0.19.0 match the words as substrings
+    assert trips_hermes(c, catalog.parity) == ["0.13", "0.15", "0.19"]  # 0.13.0-0.19.0 match the words as substrings
     c2 = "<!-- hermes-audit: allow HA101 -- the system prompt example -->"
-    assert trips_hermes(c2, catalog.parity) == ["0.15", "0.19", "latest"]
+    assert trips_hermes(c2, catalog.parity) == ["0.13", "0.15", "0.19", "latest"]
 
 
 def test_every_ha901_example_is_blocked_by_hermes(catalog):

@@ -1,6 +1,8 @@
 """Regenerate the generated part of docs/versions.md from the version profiles: ``python -m tests.versions_doc``.
 
-The table sits between the markers below; the rest of the page is written by hand.
+The table sits between the markers below; the rest of the page is written by hand. Its "last differential run"
+column comes from tests/differential_counts.json, which ``HERMES_AUDIT_RECORD_DIFFERENTIAL=1 pytest -m oracle
+tests/test_parity_versions.py`` rewrites (tests/differential.py).
 """
 
 from __future__ import annotations
@@ -18,8 +20,12 @@ def generated() -> str:
 
     from tests.oracle import requirement
 
-    rows = ["| profile | releases | tested against | threat catalog | session simulation | differs from 0.19 |",
-            "|---|---|---|---|---|---|"]
+    from tests import differential
+
+    counts = differential.load()
+    rows = ["| profile | releases | tested against | last differential run | threat catalog | session simulation "
+            "| differs from 0.19 |",
+            "|---|---|---|---|---|---|---|"]
     base = PROFILES["0.19"]
     keys = [k for k, _ in base.sources]
     for name in VERSIONS:
@@ -30,7 +36,8 @@ def generated() -> str:
         diff = [f"`{k}`: {getattr(p, k)!r}" for k in keys if getattr(p, k) != getattr(base, k)]
         sims = "all" if p.session_model else (", ".join(p.simulations) + " (not yet: " + ", ".join(
             x for x in SIMULATIONS if x not in p.simulations) + ")" if p.simulations else "not yet")
-        rows.append(f"| `{name}` | {rel} | {tested} | `{p.scanner}` | {sims} | {'; '.join(diff) or '-'} |")
+        runs = "; ".join(f"{r}: {differential.summary(r, counts)}" for r in ORACLE_RELEASES if r in p.releases) or "-"
+        rows.append(f"| `{name}` | {rel} | {tested} | {runs} | `{p.scanner}` | {sims} | {'; '.join(diff) or '-'} |")
     rows += ["", "What `latest` models, switch by switch (*unconfirmed*: read from source only, no package runs it):", "",
              "| switch | value | source | confirmed by a package |", "|---|---|---|---|"]
     latest = PROFILES["latest"]

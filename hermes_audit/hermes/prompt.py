@@ -1485,8 +1485,12 @@ class _Builder:
         if instr:
             txt = None
             if self.src is not None:
-                txt = self.src.appended_text(CODING_CONTEXT, "system_blocks", "Operator instructions",
-                                             {"self": {"instructions": instr}})
+                # 0.19.0 appends it in system_blocks, 0.20.1 in system_prompt_parts (its trailing blocks)
+                for fn in ("system_blocks", "system_prompt_parts"):
+                    txt = self.src.appended_text(CODING_CONTEXT, fn, "Operator instructions",
+                                                 {"self": {"instructions": instr}})
+                    if txt is not None:
+                        break
             self.text_layer("coding-instructions", "Coding operator instructions", tier_workspace, txt,
                             "config.yaml agent.coding_instructions", "from config.yaml", size=len(instr) + 37)
         else:
@@ -1535,13 +1539,17 @@ class _Builder:
                         "config.yaml agent.environment_probe is false")
 
     def active_profile(self, tier: str) -> None:
-        name, _root = active_profile_name(Path(self.home), self.env)
+        name, root = active_profile_name(Path(self.home), self.env)
         home_s = str(self.home)
         txt = None
         if self.src is not None:
             anchor = "Active Hermes profile: default" if name == "default" else "This session reads"
+            # 0.19.0 names get_hermes_home(); 0.20.1 the session's home (_home_str, profile_home, _root_str without
+            # an agent home of its own) and get_default_hermes_root() (default_root)
             txt = self.src.appended_text(SYSTEM_PROMPT, "build_system_prompt_parts", anchor,
-                                         {"get_hermes_home": lambda: home_s, "active_profile": name})
+                                         {"get_hermes_home": lambda: home_s, "active_profile": name,
+                                          "_home_str": home_s, "_root_str": home_s, "profile_home": home_s,
+                                          "default_root": root, "get_default_hermes_root": lambda: root})
         if name == "default":
             size = SIZES_0_19["ACTIVE_PROFILE_DEFAULT"] + len(home_s)
         else:
@@ -1688,7 +1696,15 @@ class _Builder:
 
     def session_line(self) -> None:
         d = self.now
-        if self.p.prompt_session_line_details:
+        if self.p.prompt_session_line_details and self.p.prompt_session_zone == "configured":
+            # 0.20.1 agent/system_prompt.py: the configured zone's name (none without one), its abbreviation
+            # unless the same, the offset
+            bits = [self.tz_name] if self.tz_name else []
+            if d.tzname() and d.tzname() != self.tz_name:
+                bits.append(d.tzname())
+            bits.append(_utc_offset(d))
+            line = f"Conversation started: {format_date(d)} ({', '.join(bits)})"
+        elif self.p.prompt_session_line_details:
             zone = self.tz_name or _local_zone_name(self.env)
             line = f"Conversation started: {format_date(d)} ({zone}, {d.tzname() or ''}, {_utc_offset(d)})"
         else:

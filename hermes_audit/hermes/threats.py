@@ -15,6 +15,13 @@ source for ``latest``):
 
 Scopes are cumulative: ``all`` patterns are in every scope, ``context``
 patterns in ``context`` and ``strict``, ``strict`` ones only in ``strict``.
+A catalog may list each scope's patterns itself (``scopes`` of its ``versions``
+entry): catalog ``0.13`` is hermes-agent 0.13.0-0.14.0's legacy
+``_scan_context_content`` (``agent/prompt_builder.py``: ten patterns in its
+own order, ten invisible characters reported as ``invisible unicode U+XXXX``,
+no NFKC, no window), the one scanner those releases run on what they load
+(memory entries are not scanned at load, profile switch
+``memory_scan_on_load``), so all three scopes run it.
 
 Speed (issue 8). The result is the same as running every pattern, which
 :meth:`ThreatScanner.scan_reference` still does (the equivalence tests compare
@@ -200,10 +207,17 @@ class ThreatScanner:
         self.invisible = cfg.invisible_chars
         self._no_ascii_invisible = not any(c.isascii() for c in self.invisible)
         self._invisible_re = re.compile("[" + "".join(re.escape(c) for c in sorted(self.invisible)) + "]")
-        self._by_scope = {
-            scope: [(r, r.version_compiled[version]) for r in parity.rules if r.scope in _IN_SCOPE[scope]]
-            for scope in SCOPES
-        }
+        #: the id of an invisible character (``invisible unicode U+200B`` in 0.13.0-0.14.0's legacy scanner)
+        self.invisible_id = cfg.invisible_id
+        if cfg.scopes is None:
+            self._by_scope = {
+                scope: [(r, r.version_compiled[version]) for r in parity.rules if r.scope in _IN_SCOPE[scope]]
+                for scope in SCOPES
+            }
+        else:  # the catalog lists each scope's patterns in its own order (the legacy scanner)
+            by_id = {r.hermes_id: r for r in parity.rules}
+            self._by_scope = {scope: [(by_id[i], by_id[i].version_compiled[version]) for i in cfg.scopes[scope]]
+                              for scope in SCOPES}
         prefilters: dict[str, Optional[Prefilter]] = {}
         leads: dict[str, Optional[tuple[str, ...]]] = {}
         for r in parity.rules:
@@ -230,6 +244,11 @@ class ThreatScanner:
             scope: [(r, pat, prefilters[r.code], leads[r.code]) for r, pat in entries]
             for scope, entries in self._by_scope.items()
         }
+
+    def hermes_ids(self, scope: str) -> list[str]:
+        """The pattern ids ``scope`` runs, in Hermes' order (invisible characters not included).
+        Raises ``ValueError`` for an unknown scope."""
+        return [r.hermes_id or "" for r, _pat in self._patterns(scope)]
 
     def prefilter(self, rule: Rule) -> Optional[Prefilter]:
         """The keyword prefilter of a parity rule for this version (``None``: the pattern always runs)."""
@@ -404,7 +423,7 @@ class ThreatScanner:
         if not content:
             return []
         window, present = self._window(content)
-        out = [f"invisible_unicode_U+{ord(c):04X}" for c in present]
+        out = [self.invisible_id.format(ord(c)) for c in present]
         normalised = self._normalised(window)
         folded = fold(normalised)
         # the audit's raw view holds the same folded text when the window is all of it and NFKC changes nothing
@@ -420,7 +439,7 @@ class ThreatScanner:
         if not content:
             return []
         window = content[: self.max_scan_chars]
-        out = [f"invisible_unicode_U+{ord(c):04X}" for c in sorted(set(window) & self.invisible)]
+        out = [self.invisible_id.format(ord(c)) for c in sorted(set(window) & self.invisible)]
         normalised = unicodedata.normalize("NFKC", window) if self.nfkc else window
         for rule, pat in patterns:
             if pat.search(normalised):
@@ -438,7 +457,7 @@ class ThreatScanner:
         hits: list[ParityHit] = []
         for ch in present:
             i = window.index(ch)
-            hits.append(ParityHit(f"invisible_unicode_U+{ord(ch):04X}", self.parity.invisible_rule, i, i + 1, f"U+{ord(ch):04X}"))
+            hits.append(ParityHit(self.invisible_id.format(ord(ch)), self.parity.invisible_rule, i, i + 1, f"U+{ord(ch):04X}"))
         mapped = None
         normalised = self._normalised(window)
         folded = fold(normalised)

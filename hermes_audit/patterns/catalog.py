@@ -38,7 +38,7 @@ from hermes_audit.patterns.tails import tail_pattern
 #: Hermes' threat-pattern catalogs (``rules/hermes-parity.yaml`` ``versions``): one per distinct
 #: ``tools/threat_patterns.py``. Which release uses which is data of the version profiles
 #: (:mod:`hermes_audit.hermes.profiles`).
-VERSIONS = ("latest", "0.19", "0.15")
+VERSIONS = ("latest", "0.19", "0.15", "0.13")
 DEFAULT_VERSION = "latest"
 SCOPES = ("all", "context", "strict")
 VIEWS = ("raw", "nfkc", "deobfuscated", "decoded")
@@ -121,6 +121,12 @@ class VersionScanConfig:
     max_scan_chars: Optional[int]
     invisible_chars: frozenset[str]
     nfkc: bool = True
+    #: scope -> the ``hermes_id`` of the patterns it runs, in Hermes' order (``None``: every rule whose
+    #: ``scope`` is in the scope, in catalog order). hermes-agent 0.13.0-0.14.0's legacy scanner in
+    #: ``agent/prompt_builder.py`` runs ten patterns in its own order.
+    scopes: Optional[dict[str, tuple[str, ...]]] = None
+    #: the id reported for an invisible character (``str.format`` of its code point)
+    invisible_id: str = "invisible_unicode_U+{:04X}"
 
 
 @dataclass
@@ -329,9 +335,22 @@ def _load_parity(path: Path, data: Any = None) -> ParityCatalog:
             nfkc_on = cfg.get("nfkc", True)
             if not isinstance(nfkc_on, bool):
                 raise TypeError("nfkc must be true or false")
-            versions[str(v)] = VersionScanConfig(None if window is None else int(window), chars, nfkc_on)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise _err(path, None, f"version {v}: bad max_scan_chars/invisible_chars/nfkc ({exc})") from None
+            if set(cfg) - {"max_scan_chars", "invisible_chars", "nfkc", "scopes", "invisible_id"}:
+                raise ValueError(f"unknown keys {sorted(set(cfg) - {'max_scan_chars', 'invisible_chars', 'nfkc', 'scopes', 'invisible_id'})}")
+            inv_id = cfg.get("invisible_id", "invisible_unicode_U+{:04X}")
+            if not isinstance(inv_id, str) or "{:04X}" not in inv_id:
+                raise TypeError("invisible_id must be a string holding {:04X}")
+            scopes_raw = cfg.get("scopes")
+            scopes = None
+            if scopes_raw is not None:
+                if not isinstance(scopes_raw, dict) or set(scopes_raw) != set(SCOPES) or not all(
+                        isinstance(ids, list) and all(isinstance(i, str) for i in ids) for ids in scopes_raw.values()):
+                    raise TypeError(f"scopes must map each of {', '.join(SCOPES)} to a list of hermes_id")
+                scopes = {k: tuple(ids) for k, ids in scopes_raw.items()}
+            versions[str(v)] = VersionScanConfig(None if window is None else int(window), chars, nfkc_on,
+                                                 scopes, inv_id)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise _err(path, None, f"version {v}: bad max_scan_chars/invisible_chars/nfkc/scopes/invisible_id ({exc})") from None
     msg_t = _req_str(path, None, data, "message")
     help_t = _req_str(path, None, data, "help")
     fix_default = data.get("fix", "") or ""  # a rule's own `fix` wins
@@ -383,6 +402,11 @@ def _load_parity(path: Path, data: Any = None) -> ParityCatalog:
         references=["CWE-1427", "OWASP-LLM01"], hermes_id="invisible_unicode", scope="all",
         demote_in_examples=False,
     )
+    known = {r.hermes_id for r in rules}
+    for v, c in versions.items():
+        unknown = sorted({i for ids in (c.scopes or {}).values() for i in ids} - known)
+        if unknown:
+            raise _err(path, None, f"version {v}: scopes name unknown hermes_id {', '.join(unknown)}")
     return ParityCatalog(rules, versions, inv_rule)
 
 
@@ -545,7 +569,9 @@ def _rule_from_record(rec: Any, codes: dict) -> Rule:
 
 def _parity_from_record(rec: Any, codes: dict, re_codes: dict) -> ParityCatalog:
     versions_rec, rule_recs, inv_rec = rec
-    versions = {v: VersionScanConfig(n, frozenset(chars), nf) for v, (n, chars, nf) in versions_rec.items()}
+    versions = {v: VersionScanConfig(n, frozenset(chars), nf, None if sc is None else {k: tuple(i) for k, i in sc.items()},
+                                     inv_id)
+                for v, (n, chars, nf, sc, inv_id) in versions_rec.items()}
     rules = []
     flags = int(re.IGNORECASE)
     for rr in rule_recs:
@@ -619,7 +645,9 @@ def _write_cache(key: str, cat: "Catalog") -> bool:
             except (re.error, regex.error):  # narrowing then compiles it (and gives up) as before
                 continue
     par = cat.parity
-    parity_rec = ({v: (c.max_scan_chars, tuple(sorted(c.invisible_chars)), c.nfkc) for v, c in par.versions.items()},
+    parity_rec = ({v: (c.max_scan_chars, tuple(sorted(c.invisible_chars)), c.nfkc,
+                       None if c.scopes is None else {k: list(i) for k, i in c.scopes.items()}, c.invisible_id)
+                   for v, c in par.versions.items()},
                   [_rule_record(r) for r in par.rules], _rule_record(par.invisible_rule))
 
     try:  # each op-code record as one byte string, loaded when its pattern is first used
