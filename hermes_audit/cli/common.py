@@ -233,8 +233,8 @@ class HermesVersionType(click.ParamType):
 
 HERMES_VERSION = HermesVersionType()
 #: The --hermes-version help, shared by every command.
-HERMES_VERSION_HELP = ("Hermes version to predict: a release (0.15.0 to 0.19.0, 0.20.1), a profile (latest, 0.20, 0.19, "
-                       "0.18, 0.15) or auto (the installed hermes-agent) [default: auto, else latest].")
+HERMES_VERSION_HELP = ("Hermes version to predict: a release (0.13.0 to 0.19.0, 0.20.1), a profile (latest, 0.20, 0.19, "
+                       "0.18, 0.15, 0.13) or auto (the installed hermes-agent) [default: auto, else latest].")
 
 
 def default_hermes_version(value: Optional[str]) -> str:
