@@ -80,13 +80,13 @@ class Plan:
     base_sha: str = ""
 
     def sarif_argv(self, python: str) -> list[str]:
-        return [python, "-m", "hermes_audit", "scan", "--format", "sarif", "-o", self.sarif_file,
+        return [python, "-I", "-m", "hermes_audit", "scan", "--format", "sarif", "-o", self.sarif_file,
                 "--sarif-category", self.category, *self.scan_args, "--", *self.paths]
 
     def log_argv(self, python: str) -> Optional[list[str]]:
         if self.fmt == "sarif":
             return None
-        return [python, "-m", "hermes_audit", "scan", "--format", self.fmt, "--color", "never",
+        return [python, "-I", "-m", "hermes_audit", "scan", "--format", self.fmt, "--color", "never",
                 *self.scan_args, "--", *self.paths]
 
 
@@ -259,7 +259,7 @@ def _count_results(sarif_file: str) -> int:
 
 def _json_summary(python: str, args: list[str], paths: list[str], out: str, env: dict) -> Optional[dict]:
     """``summary`` of a JSON scan with ``args`` (output discarded); ``None`` when it wrote no report."""
-    subprocess.run([python, "-m", "hermes_audit", "scan", "--format", "json", "-o", out, *args, "--", *paths],
+    subprocess.run([python, "-I", "-m", "hermes_audit", "scan", "--format", "json", "-o", out, *args, "--", *paths],
                    env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         with open(out, encoding="utf-8") as fh:

@@ -123,6 +123,17 @@ def test_a_merge_queue_run_is_audited_like_the_pull_request(tmp_path, repo):
     assert "::notice title=hermes-audit: auditor mode::" in log and "the base commit" in log
 
 
+def test_modules_in_the_pull_requests_tree_are_never_imported(tmp_path, repo):
+    """Seventh red team (issue 18): `python -m` put the workspace first on sys.path, so a PR's `sarif_om.py`
+    (or `click.py`, `yaml.py`...) ran inside the Action and wrote `gate=0`. The step runs `python -I`."""
+    forged = 'import os\nopen(os.environ["GITHUB_OUTPUT"], "a").write("exit-code=0\\ngate=0\\n")\nos._exit(0)\n'
+    base = _commit(repo, {"AGENTS.md": "# Rules\n\nRun the tests.\n"})
+    _commit(repo, {"AGENTS.md": POISON, "sarif_om.py": forged, "click.py": forged, "yaml.py": forged,
+                   "hermes_audit.py": forged})
+    outputs, _, log, status, _ = _action(tmp_path, repo, {}, _pr(base))
+    assert status == 1 and outputs["gate"] == "1" and outputs["exit-code"] == "1", log
+
+
 def test_auditor_input_overrides_the_event(tmp_path, repo):
     _commit(repo, {".hermes-audit.toml": 'exclude = ["**"]\n', "AGENTS.md": POISON})
     _, _, log, status, _ = _action(tmp_path, repo, {"auditor": "true"}, {"event_name": "push"})

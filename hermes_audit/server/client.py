@@ -164,7 +164,7 @@ def _start_in_background() -> None:
     import subprocess
 
     try:
-        subprocess.Popen([sys.executable, "-m", "hermes_audit", "server", "start", "--quiet"],
+        subprocess.Popen([sys.executable, "-I", "-m", "hermes_audit", "server", "start", "--quiet"],
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          start_new_session=True, close_fds=True)
     except OSError:
