@@ -46,7 +46,8 @@ def _tracked_links(git_root: Path) -> list[str]:
 def loaded_files(paths: Sequence[Path], cwd: Optional[Path] = None) -> list[Path]:
     """The subset of ``paths`` (as given, relative to ``cwd``) that a scan should read, in their order,
     followed by the context-file links that point at one of the others (as paths relative to ``cwd`` when
-    they lie below it). A path Hermes loads by name is kept whatever it is; a link is added only when its
+    they lie below it). A path Hermes loads by name is kept whatever it is; a directory (a staged submodule) is kept to be scanned as one; a staged
+    symbolic link that is not a context file itself gives the whole repository (the git root); a link is added only when its
     target stays inside the repository; a staged file below the target of a tracked link to a directory is
     added under its path through the link when that path has a name Hermes loads. Never raises."""
     cwd = (cwd or Path.cwd()).absolute()
@@ -54,7 +55,15 @@ def loaded_files(paths: Sequence[Path], cwd: Optional[Path] = None) -> list[Path
     others: set[str] = set()
     for p in paths:
         absolute = p if p.is_absolute() else cwd / p
-        if classify(absolute.as_posix()) is not None:
+        if os.path.islink(absolute) and not (classify(absolute.as_posix()) is not None and os.path.isfile(absolute)):
+            # a staged link that is not itself a context file (a new or retargeted `.cursor -> cfg`, a link on the
+            # way to one): what Hermes reaches through it is not known from the names, so the whole repository
+            # is scanned (seventh red team, issue 18)
+            root = find_git_root(cwd.resolve())
+            return [root if root is not None else cwd]
+        if os.path.isdir(absolute):
+            kept.append(p)  # a staged gitlink (a submodule bump): its checkout is scanned as a directory
+        elif classify(absolute.as_posix()) is not None:
             kept.append(p)
         else:
             try:
