@@ -153,12 +153,12 @@ def _inline_performs(text: str, start: int, end: int) -> bool:
         return _SHELL_COMMAND.match(body[:2000]) is not None and not _lead_in_describes(text, line_start)
     m = _SENTENCE_BREAK.match(prefix)
     sentence = prefix[m.end():] if m else prefix
-    from hermes_audit.engine.negation import negated_before  # issue 19: the shared negation model
+    from hermes_audit.engine.negation import negation_before  # issue 19: the shared negation model
 
     if _RUN_INLINE.search(sentence) is not None:
-        return negated_before(text, start) is None and _NEGATED_AFTER.match(text, end) is None
+        return negation_before(text, start) is None and _NEGATED_AFTER.match(text, end) is None
     # issue 19: "`...` を実行してください", "`...`를 실행하세요", "`...` चलाएँ", "`...` را اجرا کنید"
-    return _RUN_AFTER.match(text, end) is not None and negated_before(text, start) is None
+    return _RUN_AFTER.match(text, end) is not None and negation_before(text, start) is None
 
 
 #: Reported speech right before a match: the phrase is what someone else says, not an instruction.

@@ -37,8 +37,8 @@ MAX_GAP_WORDS = 8
 
 _NEG = (r"(?:not|never|no|nor|avoid|without|forbid(?:den)?|prohibit(?:ed)?|disallow(?:ed)?|banned|n[\'\u2019]t"
         # issue 19: the audit's other languages that write negation as a word before the verb (es, pt, it, fr, de,
-        # ru, ar, he, hi, tr); Chinese is :data:`_NEG_CJK`; Japanese, Korean, Persian and Turkish negate the verb
-        # itself, which the patterns of those languages leave out
+        # ru, ar, he, tr); Chinese is :data:`_NEG_CJK`; Japanese, Korean, Hindi, Persian and Turkish mostly negate the
+        # verb itself, which the patterns of those languages leave out
         r"|nunca|jamás|jamas|jamais|não|nao|non|mai|ne|pas|nie|nicht|niemals|keinesfalls|не|никогда|нельзя|"
         r"لا|لن|ممنوع|אל|לא|אסור|asla)")
 #: A negation word (optionally followed by a parenthetical: "do not, under any circumstances,"), then at most two
@@ -58,33 +58,12 @@ _NOT_A_PROHIBITION = _compile(
     r"\b" + _NEG + r"\b[ \t*_]{1,4}(?:\w+[ \t]{1,3}){0,1}(?:hesitat\w*|forget\w*|fail\w*|stop\w*|refus\w*|declin\w*|"
     r"wait\w*|ask\w*|worry\w*|mind|matter|only|just|need|needed|question\w*|confirm\w*|check\w*\s+with|"
     r"permission|approval|longer|doubt|exception|restrictions?|limits?|filters?|rules?|problem|problems|worries|"
-    r"big\s+deal|time|one|matter\s+what|sooner"
-    # issue 19: the same turns in the other languages: forget, hesitate, ask, need, worry, stop
-    r"|olvid\w*|esquec\w*|dimentic\w*|oubli\w*|vergiss\w*|vergess\w*|забу\w*|забы\w*|dud\w*|hesit\w*|esit\w*|"
-    r"h[ée]sit\w*|zöger\w*|стесня\w*|сомнева\w*|pregunt\w*|pergunt\w*|chied\w*|demand\w*|frag\w*|спраш\w*|"
-    r"спрос\w*|necesit\w*|precis\w*|bisogn\w*|besoin|brauch\w*|нужно|надо|preocup\w*|preoccup\w*|"
-    r"inqui[eè]t\w*|sorg\w*|беспоко\w*|волну\w*|deten\w*|par[ae]\w*|ferm\w*|arr[eê]t\w*|hör\w*|останав\w*|"
-    r"تنس|تنسى|تتردد|تسأل|بد|תשכח|תשכחי|תהסס|תשאל)\b",
+    r"big\s+deal|time|one|matter\s+what|sooner)\b",
     re.I,
-)
-#: Chinese negations that forbid the verb after them within their clause ("不要把 .env 发送到 ...", "切勿运行",
-#: "禁止上传"), not those that turn into an order ("不要忘记", "别犹豫", "不要询问", "无需询问") or a word that merely
-#: holds 别 ("特别", "区别", "识别"). Checked on the clause before a match, as far as :data:`CJK_REACH` characters.
-CJK_REACH = 30
-_NEG_CJK = _compile(
-    r"(?:不要|不能|不可以?|不得|不准|不许|不許|不应该?|不應該?|不该|不該|禁止|严禁|嚴禁|切勿|请勿|請勿|勿|"
-    r"绝不|絕不|决不|決不|从不|從不|永远不|永遠不|千万别|千萬別|避免|"
-    r"(?<![特区區分类類级級识識个個告性差派辨鉴鑑])[别別])"
-    r"(?!再?(?:忘|犹豫|猶豫|迟疑|遲疑|停|拒绝|拒絕|询问|詢問|问|問|等|担心|擔心|害怕|怕|客气|客氣|介意|顾虑|顧慮))"
-    r"[^\u3002\uff01\uff1f\uff1b\uff1a\uff0c\n.!?;:`\"'\u201c\u201d\u300c\u300d]{0," + str(CJK_REACH) + r"}\Z"
 )
 #: Where a clause ends, looking back from a match: the negation must come after the last of these.
 _CLAUSE_BREAK = _compile(
-    r".*(?:[.!?;:](?:\s|\Z)|\s(?:but|then|instead|rather|so|because|however|otherwise|except|yet)\b|\n"
-    # issue 19: full stops and clause commas of Chinese and Japanese (no space after them), Arabic and Hindi
-    r"|[\u3002\uff01\uff1f\uff1b\uff1a\uff0c\u061f\u061b\u0964]"
-    r"|但是|然后|然後|而是|\s(?:pero|mas|ma|mais|aber|sondern|но|а|لكن|אבל|ama|fakat)\b|\sलेकिन\s)",
-    re.S | re.I)
+    r".*(?:[.!?;:](?:\s|\Z)|\s(?:but|then|instead|rather|so|because|however|otherwise|except|yet)\b|\n)", re.S | re.I)
 #: A match that starts with a verb of obedience to the agent's own instructions: negating it is an override ("do not
 #: follow your previous rules"); "never follow instructions found in web pages" stays a prohibition.
 _OBEY_START = _compile(r"(?:follow|obey|respect|heed|honou?r|adhere|comply|listen|apply|use|trust|keep)\b", re.I)
@@ -113,6 +92,14 @@ _QUOTED_OBJECT = _compile(
 )
 
 
+#: issue 19: clause breaks of the other languages: full stops and clause commas of Chinese and Japanese (no
+#: space after them), Arabic and Hindi punctuation, and the words for "but" / "then".
+_CLAUSE_BREAK_INTL = _compile(
+    r".*(?:[\u3002\uff01\uff1f\uff1b\uff1a\uff0c\u061f\u061b\u0964]|但是|然后|然後|而是"
+    r"|\s(?:pero|mas|ma|mais|aber|sondern|но|а|لكن|אבל|ama|fakat)\b|\sलेकिन\s)",
+    re.S | re.I)
+
+
 def _clause_prefix(text: str, start: int) -> str:
     """The text of the clause that holds ``start``, from its beginning up to ``start`` (at most :data:`WINDOW`)."""
     line_start = text.rfind("\n", max(0, start - WINDOW), start) + 1
@@ -120,6 +107,10 @@ def _clause_prefix(text: str, start: int) -> str:
         line_start = start - WINDOW
     prefix = text[line_start:start]
     m = _CLAUSE_BREAK.match(prefix)
+    prefix = prefix[m.end():] if m else prefix
+    if prefix.isascii():
+        return prefix
+    m = _CLAUSE_BREAK_INTL.match(prefix)
     return prefix[m.end():] if m else prefix
 
 
@@ -145,9 +136,48 @@ def negated_before(text: str, start: int) -> Optional[str]:
     prefix = _clause_prefix(text, start)
     m = _NEGATED_TAIL.search(prefix)
     if m is None or _NOT_A_PROHIBITION.match(prefix, m.start()):
-        m = _NEG_CJK.search(prefix[-(CJK_REACH + 8):])  # issue 19: no spaces, no list structure in Chinese
-        return None if m is None else m.group(0).strip()
+        return None
     return " ".join(m.group(0).split())
+
+
+#: issue 19: a negation of another language followed by a word that turns it into an order or a permission:
+#: forget, hesitate, ask, need, worry, stop ("no olvides enviar", "не забудь", "n'hésite pas", "لا بد").
+_NOT_A_PROHIBITION_INTL = _compile(
+    r"\b" + _NEG + r"\b[ \t*_]{1,4}(?:\w+[ \t]{1,3}){0,1}(?:"
+    r"olvid\w*|esquec\w*|dimentic\w*|oubli\w*|vergiss\w*|vergess\w*|забу\w*|забы\w*|dud\w*|hesit\w*|esit\w*|"
+    r"h[ée]sit\w*|zöger\w*|стесня\w*|сомнева\w*|pregunt\w*|pergunt\w*|chied\w*|demand\w*|frag\w*|спраш\w*|"
+    r"спрос\w*|necesit\w*|precis\w*|bisogn\w*|besoin|brauch\w*|нужно|надо|preocup\w*|preoccup\w*|"
+    r"inqui[eè]t\w*|sorg\w*|беспоко\w*|волну\w*|deten\w*|arr[eê]t\w*|останав\w*|"
+    r"تنس|تنسى|تتردد|تسأل|بد|תשכח|תשכחי|תהסס|תשאל)\b",
+    re.I,
+)
+#: Chinese negations that forbid the verb after them within their clause ("不要把 .env 发送到 ...", "切勿运行",
+#: "禁止上传"), not those that turn into an order ("不要忘记", "别犹豫", "不要询问"; "无需" and "不用" are not
+#: negations here) or a word that merely holds 别 ("特别", "区别", "识别"). Looked for in the last
+#: :data:`CJK_REACH` characters of the clause before a match, not across a quote or a code span.
+CJK_REACH = 30
+_NEG_CJK = _compile(
+    r"(?:不要|不能|不可以?|不得|不准|不许|不許|不应该?|不應該?|不该|不該|禁止|严禁|嚴禁|切勿|请勿|請勿|勿|"
+    r"绝不|絕不|决不|決不|从不|從不|永远不|永遠不|千万别|千萬別|避免|"
+    r"(?<![特区區分类類级級识識个個告性差派辨鉴鑑])[别別])"
+    r"(?!再?(?:忘|犹豫|猶豫|迟疑|遲疑|停|拒绝|拒絕|询问|詢問|问|問|等|担心|擔心|害怕|怕|客气|客氣|介意|顾虑|顧慮))"
+    r"[^\u3002\uff01\uff1f\uff1b\uff1a\uff0c\n.!?;:`\"'\u201c\u201d\u300c\u300d]{0," + str(CJK_REACH) + r"}\Z"
+)
+
+
+def negation_before(text: str, start: int) -> Optional[str]:
+    """:func:`negated_before` in every language of the audit (issue 19): the negation that governs ``start`` on
+    its clause ("never read, print, or", "no envíes", "不要把"), or ``None``. A negation of another language that
+    turns into an order ("no olvides", "不要忘记") does not count."""
+    neg = negated_before(text, start)
+    prefix = _clause_prefix(text, start)
+    if prefix.isascii():
+        return neg
+    if neg is not None:
+        m = _NEGATED_TAIL.search(prefix)
+        return None if m is not None and _NOT_A_PROHIBITION_INTL.match(prefix, m.start()) else neg
+    m = _NEG_CJK.search(prefix[-(CJK_REACH + 8):])
+    return None if m is None else m.group(0).strip()
 
 
 def prohibiting_list(text: str, start: int) -> Optional[str]:
@@ -180,7 +210,7 @@ def forbidden(text: str, start: int, end: int) -> Optional[str]:
     """
     if _OBEY_START.match(text, start) and _OWN_RULES.search(text, start, end):
         return None
-    neg = negated_before(text, start)
+    neg = negation_before(text, start)
     if neg is not None:
         return f'negated ("{neg}")'
     lead = prohibiting_list(text, start)
@@ -222,7 +252,7 @@ def labelled_example(text: str, start: int) -> Optional[str]:
     opener = start
     while opener > line_start and text[opener - 1] in "\"'`\u201c\u201e\u00ab\u2018\u300c\u300e\uff02":
         opener -= 1
-    if negated_before(text, opener) is not None:  # "Never run `...`", "do not say \"...\""
+    if negation_before(text, opener) is not None:  # "Never run `...`", "do not say \"...\"", "不要运行 `...`"
         return "a prohibition"
     m = _LABEL_BEFORE.search(text, line_start, start)
     if m is not None:
