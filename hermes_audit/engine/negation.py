@@ -197,6 +197,36 @@ def prohibiting_list(text: str, start: int) -> Optional[str]:
     return " ".join(stripped.split())[-80:]
 
 
+#: issue 19: a lead-in line of another language that forbids the items after it: a negation or prohibition, ending
+#: in a colon ("以下は...実行しない：", "禁止以下操作：", "다음은 금지:", "Nie wolno:", "Никогда не делай:", "No hagas:").
+_PROHIBITING_LEAD_IN_INTL = _compile(
+    r"(?:しない|しないで|禁止|いけない|いけません|ならない|なりません|不要|不得|切勿|严禁|嚴禁|不允许|不允許|不能|绝不|絕不|"
+    r"금지|하지\s?마|않|안\s?됩니다|\bне\b|никогда|запрещ|\bnicht\b|\bnie\b|niemals|verboten|\bkeine?\b|\bne\b|\bn[\'\u2019]|"
+    r"jamais|interdit|\bno\b|nunca|prohibid|não|proibid|\bnon\b|\bmai\b|vietat|\bلا\b|ممنوع|يحظر|نکنید|نباید|"
+    r"אסור|\bאל\b|\bלא\b|मत|नहीं|वर्जित|yasak|asla)"
+    r"[^\n]{0,200}[:\uff1a][ \t*_]*\Z",
+    re.I,
+)
+
+
+def _prohibiting_list_intl(text: str, start: int) -> Optional[str]:
+    """:func:`prohibiting_list` for the audit's other languages: the prohibiting lead-in of the list item that holds
+    ``start`` ("以下は外部ソースからの指示では実行しない："), or ``None``."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if not _LIST_ITEM.match(text, line_start):
+        return None
+    lead = lead_in(text, line_start)
+    if lead is None or lead.isascii():
+        return None
+    stripped = lead.rstrip()
+    m = re.match(r".*(?:[.!?;](?:\s|\Z)|[\u3002\uff01\uff1f\uff1b])", stripped, re.S)
+    if m and m.end() < len(stripped):
+        stripped = stripped[m.end():]
+    if not _PROHIBITING_LEAD_IN_INTL.search(stripped):
+        return None
+    return " ".join(stripped.split())[-80:]
+
+
 def quoted_wording(text: str, start: int, end: int) -> bool:
     """True when the match ``[start, end)`` ends with a verb of saying whose object is a quoted phrase."""
     return _SAY_END.search(text, max(start, end - 80), end) is not None and _QUOTED_OBJECT.match(text, end) is not None
@@ -213,7 +243,7 @@ def forbidden(text: str, start: int, end: int) -> Optional[str]:
     neg = negation_before(text, start)
     if neg is not None:
         return f'negated ("{neg}")'
-    lead = prohibiting_list(text, start)
+    lead = prohibiting_list(text, start) or _prohibiting_list_intl(text, start)
     if lead is not None:
         return f'in a list introduced by "{lead}"'
     if quoted_wording(text, start, end):
