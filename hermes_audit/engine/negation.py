@@ -180,23 +180,6 @@ def negation_before(text: str, start: int) -> Optional[str]:
     return None if m is None else m.group(0).strip()
 
 
-def prohibiting_list(text: str, start: int) -> Optional[str]:
-    """The prohibiting lead-in ("Agents must not:") of the list item that holds ``start``, or ``None``."""
-    line_start = text.rfind("\n", 0, start) + 1
-    if not _LIST_ITEM.match(text, line_start):
-        return None
-    lead = lead_in(text, line_start)
-    if lead is None:
-        return None
-    stripped = lead.rstrip()
-    m = re.match(r".*[.!?;](?:\s|\Z)", stripped, re.S)  # only the last sentence of the lead-in counts
-    if m and m.end() < len(stripped):
-        stripped = stripped[m.end():]
-    if not _PROHIBITING_LEAD_IN.search(stripped) or _NOT_A_PROHIBITION.search(stripped):
-        return None
-    return " ".join(stripped.split())[-80:]
-
-
 #: issue 19: a lead-in line of another language that forbids the items after it: a negation or prohibition, ending
 #: in a colon ("以下は...実行しない：", "禁止以下操作：", "다음은 금지:", "Nie wolno:", "Никогда не делай:", "No hagas:").
 _PROHIBITING_LEAD_IN_INTL = _compile(
@@ -223,6 +206,23 @@ def _prohibiting_list_intl(text: str, start: int) -> Optional[str]:
     if m and m.end() < len(stripped):
         stripped = stripped[m.end():]
     if not _PROHIBITING_LEAD_IN_INTL.search(stripped):
+        return None
+    return " ".join(stripped.split())[-80:]
+
+
+def prohibiting_list(text: str, start: int) -> Optional[str]:
+    """The prohibiting lead-in ("Agents must not:") of the list item that holds ``start``, or ``None``."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if not _LIST_ITEM.match(text, line_start):
+        return None
+    lead = lead_in(text, line_start)
+    if lead is None:
+        return None
+    stripped = lead.rstrip()
+    m = re.match(r".*[.!?;](?:\s|\Z)", stripped, re.S)  # only the last sentence of the lead-in counts
+    if m and m.end() < len(stripped):
+        stripped = stripped[m.end():]
+    if not _PROHIBITING_LEAD_IN.search(stripped) or _NOT_A_PROHIBITION.search(stripped):
         return None
     return " ".join(stripped.split())[-80:]
 
