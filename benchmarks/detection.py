@@ -2,7 +2,7 @@
 
 Reads a manifest of the shape of ``../shared/corpus-external/`` (``attacks-manifest.tsv`` and
 ``benign-manifest.tsv``, see that directory's README), runs the real audit in this process
-(:func:`hermes_audit.scan.run_scan` on each file's own directory, the file under its Hermes name) and prints:
+(:func:`hermes_audit.audits.scan.run_scan` on each file's own directory, the file under its Hermes name) and prints:
 
 * recall per class (``agent``, ``jailbreak``) and per category of the ``relevance=attack`` rows: a row is
   detected when a *detection* finding (not hygiene, see :data:`HYGIENE_FAMILIES` and :data:`HYGIENE_CODES`)
@@ -109,7 +109,7 @@ def _scan_file(root: Path, hermes_name: str, catalog, families: dict[str, str]) 
     """Detection findings of the file ``root/hermes_name``: scanned as the kind its name gives, and a name Hermes
     does not load by itself (``.github/copilot-instructions.md``) as a context file (``AGENTS.md``)."""
     from hermes_audit.documents.kinds import DocumentKind, classify
-    from hermes_audit.scan import ScanOptions, run_scan
+    from hermes_audit.audits.scan import ScanOptions, run_scan
 
     kind = classify(hermes_name) or DocumentKind.AGENTS_MD
     opts = ScanOptions(use_git=False, jobs=1, base=root, repo_root=root, fail_on=None, kind=kind)
@@ -121,7 +121,7 @@ def _scan_file(root: Path, hermes_name: str, catalog, families: dict[str, str]) 
 
 def evaluate(manifest_dir: Path, rows: Optional[list[Row]] = None) -> list[Row]:
     """Scan every row's file (benign files copied under their Hermes name into a directory of their own)."""
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
 
     catalog = load_catalog()
     families = {r.code: r.family for r in catalog.all_rules()}

@@ -309,7 +309,7 @@ def near_miss(pattern_words: list[str], size_chars: int, seed: int = 12, filler:
     """An adversarial near-miss of about ``size_chars`` characters for one rule.
 
     ``pattern_words`` are the rule's literal keywords (see
-    :func:`hermes_audit.engine.prefilter.required_literals`); the text repeats
+    :func:`hermes_audit.patterns.prefilter.required_literals`); the text repeats
     them densely with the connecting structure broken (so every keyword
     occurrence starts a match attempt that fails late), interleaved with
     ``filler`` runs (default: word characters and spaces, the worst input for

@@ -345,7 +345,7 @@ def _rg(env: Env, root: Path) -> Optional[dict]:
     rg = shutil.which("rg")
     if rg is None:
         return {"available": False, "note": "ripgrep is not installed (apt-get install ripgrep)"}
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
 
     pats = [r.version_patterns["0.19"] for r in load_catalog().parity.rules]
     pf = env.work / "hermes-patterns.txt"
@@ -360,10 +360,10 @@ def _rg(env: Env, root: Path) -> Optional[dict]:
 
 
 def bench_throughput(env: Env, size: dict) -> dict:
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
     from hermes_audit.hermes.threats import ThreatScanner
-    from hermes_audit.parallel import default_jobs, map_documents
-    from hermes_audit.scan import ScanOptions, run_scan
+    from hermes_audit.audits.parallel import default_jobs, map_documents
+    from hermes_audit.audits.scan import ScanOptions, run_scan
 
     spec = _tree(env, size["tree_mb"], "tree")
     listing = env.work / "tree.list"
@@ -403,7 +403,7 @@ def bench_throughput(env: Env, size: dict) -> dict:
     opts = dict(use_git=False, hermes_version="0.19")
     a1, r1 = best_of(lambda: run_scan([spec.root], ScanOptions(jobs=1, **opts)), 1)
     an, rn = best_of(lambda: run_scan([spec.root], ScanOptions(jobs=jobs, **opts)), 1)
-    from hermes_audit.engine import keywords
+    from hermes_audit.patterns import keywords
 
     out["audit"] = {"one_core_s": a1, "all_cores_s": an, "findings": len(r1.findings),
                     "same_in_parallel": _fingerprint(r1) == _fingerprint(rn),
@@ -445,7 +445,7 @@ def bench_monorepo(env: Env, size: dict) -> dict:
     t0 = time.perf_counter()
     spec = generate.monorepo(root, size["mono_files"], size["mono_ctx"])
     gen_s = time.perf_counter() - t0
-    git_cmd = ["git", *SAFE_GIT_OPTIONS, "ls-files", "--cached", "--others", "--exclude-standard", "-z"]
+    git_cmd = ["git", *SAFE_GIT_OPTIONS, "ls-files", "--cached", "--others", "--exclude-per-directory=.gitignore", "-z"]
     git_s = min(run_proc(git_cmd, cwd=root).wall for _ in range(3))
     disc_s, res = best_of(lambda: discover(root), 3)
     found = {c.display for c in res.candidates}
@@ -472,7 +472,7 @@ def _adversarial_texts(words: list[str], n: int) -> dict[str, str]:
 
 
 def _words_for(pattern: str, flags: int) -> list[str]:
-    from hermes_audit.engine.prefilter import analyse
+    from hermes_audit.patterns.prefilter import analyse
 
     pf, lead, _density, _window = analyse(pattern, flags)
     words: list[str] = []
@@ -512,11 +512,13 @@ def _best_cpu(run: Callable[[], tuple], first: tuple, limit: float) -> tuple:
 
 
 def bench_worst(env: Env, size: dict) -> dict:
-    from hermes_audit.engine.catalog import load_catalog, materialize
-    from hermes_audit.engine.detectors import DETECTORS
+    from hermes_audit.patterns.catalog import load_catalog, materialize
+    from hermes_audit.audits.detectors import AuditEngine
     from hermes_audit.engine.engine import REGEX_TIMEOUT, Views, rule_gates, rule_leads, rule_matches
-    from hermes_audit.engine.prefilter import fold
+    from hermes_audit.patterns.prefilter import fold
     from hermes_audit.hermes.threats import ThreatScanner
+
+    DETECTORS = AuditEngine.detectors  # every detector a rule may name (the text-only ones and the model's)
 
     n = size["worst_chars"]
     mb = n / 1_000_000
@@ -703,7 +705,7 @@ def _dense_line_scans(n: int, cat) -> list[dict]:
     import tempfile
 
     from hermes_audit.reporters import text as text_report
-    from hermes_audit.scan import ScanOptions, run_scan
+    from hermes_audit.audits.scan import ScanOptions, run_scan
 
     rows = []
     with tempfile.TemporaryDirectory() as d:
@@ -748,7 +750,7 @@ def bench_memory(env: Env, size: dict, tree: Optional[generate.TreeSpec]) -> dic
 
     big = generate.big_file(env.work / "big" / "AGENTS.md", int(size["big_mb"] * 1_000_000))
     e = env.env()
-    base = run_proc([env.py, "-c", HWM_PRELUDE + "import hermes_audit.scan"], e)
+    base = run_proc([env.py, "-c", HWM_PRELUDE + "import hermes_audit.audits.scan"], e)
     big_run = run_proc(env.cli("scan", "--no-git", "--format", "json", "-o", str(env.work / "big.json"), str(big),
                                hwm=True), e)
     out: dict = {

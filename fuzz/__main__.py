@@ -92,7 +92,7 @@ def _run_atheris(name: str, fn, seconds: float, extra: list[str]) -> int:  # pra
     with atheris.instrument_imports():
         import hermes_audit.documents.reader  # noqa: F401
         import hermes_audit.engine.engine  # noqa: F401
-        import hermes_audit.fix  # noqa: F401
+        import hermes_audit.audits.fix  # noqa: F401
         import hermes_audit.hermes.memory  # noqa: F401
     atheris.Setup(argv, one)
     atheris.Fuzz()

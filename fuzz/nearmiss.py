@@ -53,7 +53,7 @@ class Outcome:
 
 @lru_cache(maxsize=1)
 def _catalog():
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
 
     return load_catalog()
 
@@ -61,7 +61,7 @@ def _catalog():
 @lru_cache(maxsize=1)
 def subjects() -> tuple:
     """Every Hermes pattern of every version profile, and every audit rule with patterns."""
-    from hermes_audit.engine.catalog import VERSIONS
+    from hermes_audit.patterns.catalog import VERSIONS
 
     cat = _catalog()
     out = []
@@ -152,7 +152,7 @@ def run_one(subject: Subject, text: str, deadline: float) -> Outcome:
     else:
         from hermes_audit.documents.document import Document
         from hermes_audit.documents.kinds import DocumentKind
-        from hermes_audit.engine.engine import Engine
+        from hermes_audit.audits.detectors import AuditEngine as Engine
 
         rule = next(r for r in cat.rules if r.code == subject.code)
         kind = next((k for k in (DocumentKind.GENERIC, *DocumentKind) if rule.applies_to(k)), DocumentKind.GENERIC)

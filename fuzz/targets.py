@@ -24,8 +24,8 @@ RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\
 
 @lru_cache(maxsize=1)
 def _setup():
-    from hermes_audit.engine.catalog import load_catalog
-    from hermes_audit.engine.engine import Engine
+    from hermes_audit.patterns.catalog import load_catalog
+    from hermes_audit.audits.detectors import AuditEngine as Engine
     from hermes_audit.hermes.threats import scanner_for
 
     cat = load_catalog()
@@ -54,7 +54,7 @@ def _document(data: bytes):
 
 
 def _check_findings(doc, findings) -> None:
-    from hermes_audit.engine.engine import SNIPPET_CHARS
+    from hermes_audit.engine.finding import SNIPPET_CHARS
     from hermes_audit.engine.redact import redact
     from hermes_audit.engine.unicode_chars import printable
 
@@ -71,7 +71,7 @@ def target_scan(data: bytes) -> None:
     """The rule engine and the Hermes model on one document of a kind chosen by the first byte."""
     from hermes_audit.hermes.profiles import get_profile
     from hermes_audit.hermes.verdict import verdict_for
-    from hermes_audit.scan import parity_findings
+    from hermes_audit.audits.scan import parity_findings
 
     cat, engine, scanners = _setup()
     doc = _document(data)
@@ -105,7 +105,7 @@ def target_manifest(data: bytes) -> None:
     """distribution.yaml parsers and the duplicate-key check: an answer for every input."""
     from hermes_audit.documents.inputs import duplicate_yaml_keys
     from hermes_audit.hermes.distribution import parse_manifest_text
-    from hermes_audit.hermes.verdict import manifest_state_from_text
+    from hermes_audit.hermes.outcomes import manifest_state_from_text
 
     text = _text(data)
     got = parse_manifest_text(text, "distribution.yaml")
@@ -121,7 +121,7 @@ def target_reporters(data: bytes) -> None:
     from hermes_audit.findings import assign_fingerprints
     from hermes_audit.hermes.profiles import get_profile
     from hermes_audit.hermes.verdict import verdict_for
-    from hermes_audit.scan import FileReport, ScanOptions, ScanResult, parity_findings
+    from hermes_audit.audits.scan import FileReport, ScanOptions, ScanResult, parity_findings
 
     cat, engine, scanners = _setup()
     doc = _document(data)
@@ -167,7 +167,7 @@ def _strings(o):
 def target_fix(data: bytes) -> None:
     """--fix: only invisible, tag, variation-selector, bidi and blank characters change; idempotent."""
     from hermes_audit.engine import unicode_chars as uc
-    from hermes_audit.fix import apply_edits, plan_edits
+    from hermes_audit.audits.fix import apply_edits, plan_edits
 
     cat, _, _ = _setup()
     text = _text(data[1:])

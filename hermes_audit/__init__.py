@@ -3,10 +3,12 @@
 The flow is one-directional::
 
     files on disk -> documents -> Hermes model (per version profile) + rule engine
-                  -> findings -> reporters
+                  -> audits (findings) -> reporters
 
-See ``hermes_audit.documents``, ``hermes_audit.hermes``, ``hermes_audit.engine``
-and ``hermes_audit.reporters``.
+Layers, lowest first (imports point only down; docs/development.md, "Architecture", and
+tests/test_layers.py): ``findings``, ``hermes_audit.documents``, ``hermes_audit.patterns``,
+``hermes_audit.hermes``, ``hermes_audit.engine``, ``hermes_audit.audits``, ``hermes_audit.reporters``,
+``hermes_audit.cli``.
 """
 
 __version__ = "0.1.0"

@@ -15,7 +15,7 @@ variable            action input          accepted values (default)
 ``HA_UPLOAD``       ``upload``            ``true`` or ``false`` (``false``)
 ``HA_AUDITOR``      ``auditor``           ``auto``, ``true`` or ``false`` (``auto``)
 ``HA_EVENT_NAME``   (``github.event_name``)  ``auto`` is ``true`` for ``pull_request`` and
-                                          ``pull_request_target``
+                                          ``pull_request_target`` and ``merge_group``
 ``HA_BASE_SHA``     (the pull request's   whose configuration auditor mode uses
                     ``base.sha``)
 ==================  ====================  =========================================
@@ -52,7 +52,9 @@ import shlex
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import Mapping, Optional, Sequence
+
+from hermes_audit.reporters.github import md_escape
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 FORMATS = ("github", "text", "json", "sarif")
@@ -106,6 +108,7 @@ def plan_from_env(env: Mapping[str, str]) -> Plan:
             raise InputError("input paths: a path contains a NUL character")
     version = (env.get("HA_HERMES_VERSION") or "").strip() or "latest"
     if version.lower() != "auto":  # a release (0.17.0), a profile (0.19) or auto: docs/versions.md
+        # start-up time: a command (and a report format) imports only what it runs
         from hermes_audit.hermes.profiles import profile_name_for
 
         try:
@@ -137,15 +140,17 @@ def plan_from_env(env: Mapping[str, str]) -> Plan:
     return Plan(paths, version, fail_on, fmt, sarif_file, category, upload, args, auditor, base_sha)
 
 
-#: Events whose checkout is (or may be) the pull request's own tree: auditor mode by default.
-PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
-#: The configuration files hermes-audit reads at a repository root, in order (hermes_audit.config).
+#: Events whose checkout is (or may be) the pull request's own tree: auditor mode by default. A merge queue
+#: (``merge_group``) runs the tree a pull request wrote, merged onto the base (red team, issue 18).
+PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target", "merge_group")
+#: The configuration files hermes-audit reads at a repository root, in order (hermes_audit.cli.config).
 CONFIG_NAMES = (".hermes-audit.toml", "pyproject.toml")
 
 
 def _git(args: list[str], cwd: Optional[str] = None) -> Optional[bytes]:
     """Output of a read-only git command run with the scan's safe options (no fsmonitor, no hooks, no
     system configuration); ``None`` when it fails."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.documents.discovery import SAFE_GIT_OPTIONS
 
     env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0")
@@ -189,6 +194,7 @@ def check_sarif_path(path: str, workspace: str) -> None:
     """Refuse a ``sarif-file`` that leaves the workspace or passes through a symbolic link: the checked-out
     tree is the pull request's, and a directory it commits as a link (``reports -> /elsewhere``) would make
     the action remove and write a file outside it. Raises :class:`InputError`."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.documents.beneath import is_below
 
     root = os.path.realpath(workspace)
@@ -257,8 +263,11 @@ def _json_summary(python: str, args: list[str], paths: list[str], out: str, env:
                    env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         with open(out, encoding="utf-8") as fh:
-            summary = json.load(fh).get("summary") or {}
-        return {k: int(summary.get(k) or 0) for k in ("files", "findings", "suppressed")}
+            report = json.load(fh)
+        summary = report.get("summary") or {}
+        got = {k: int(summary.get(k) or 0) for k in ("files", "findings", "suppressed")}
+        got["paths"] = sorted({str(f.get("path")) for f in report.get("files") or [] if isinstance(f, dict)})
+        return got
     except (OSError, ValueError, AttributeError, TypeError):
         return None
 
@@ -277,7 +286,8 @@ def removed_counts(plan: Plan, config_args: list[str], python: str, env: dict, t
     if got is None or raw is None:
         return None
     return {"findings": max(0, raw["findings"] - got["findings"]), "files": max(0, raw["files"] - got["files"]),
-            "suppressed": got["suppressed"], "raw_findings": raw["findings"], "raw_files": raw["files"]}
+            "suppressed": got["suppressed"], "raw_findings": raw["findings"], "raw_files": raw["files"],
+            "removed_paths": sorted(set(raw["paths"]) - set(got["paths"]))}
 
 
 def _plural(n: int, word: str) -> str:
@@ -291,6 +301,10 @@ def removal_message(counts: Optional[dict]) -> Optional[str]:
     text = (f"configuration, inline suppressions or a baseline removed {_plural(counts['findings'], 'finding')} "
             f"and {_plural(counts['files'], 'file')} from this report (without them: "
             f"{_plural(counts['raw_findings'], 'finding')} in {_plural(counts['raw_files'], 'file')})")
+    gone = counts.get("removed_paths") or []
+    if gone:  # issue 22 QA: name what was left out, so a reviewer sees a PR that excludes its own payload
+        text += ("; files left out: " + ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+                 + " (exclude or per-path-ignores in the configuration)")
     if counts["suppressed"]:
         text += f"; {counts['suppressed']} suppressed, listed with their reasons in the JSON report"
     return text
@@ -301,7 +315,9 @@ def _append_summary(path: Optional[str], lines: list[str]) -> None:
         return
     try:
         with open(path, "a", encoding="utf-8") as fh:
-            fh.write("\n".join(["### hermes-audit: what this report leaves out", "", *[f"- {ln}" for ln in lines], ""])
+            # md_escape: the lines name files of the scanned tree, whose names the pull request chose
+            fh.write("\n".join(["### hermes-audit: what this report leaves out", "",
+                                *[f"- {md_escape(ln, 4000)}" for ln in lines], ""])
                      + "\n")
     except OSError as exc:
         print(f"::warning title=hermes-audit action::{_escape(f'cannot write the job summary: {exc}')}", flush=True)
@@ -365,5 +381,23 @@ def main(env: Optional[Mapping[str, str]] = None, python: Optional[str] = None) 
     return 0
 
 
+def cli(argv: Sequence[str]) -> int:
+    """``python -m hermes_audit.action [--help]``: the Action's step takes no arguments (its inputs come in
+    environment variables); ``--help``/``-h`` prints this module's documentation and exits 0, any other
+    argument is a usage error (exit 2) that runs nothing and writes nothing (issue 22 QA: ``--help`` ran a
+    scan and wrote ``hermes-audit.sarif`` into the current directory)."""
+    if not argv:
+        return main()
+    if list(argv) in (["--help"], ["-h"]):
+        try:
+            print(__doc__.strip(), flush=True)
+        except BrokenPipeError:  # `| head`: the reader has what it wanted
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    print(f"hermes-audit action: takes no arguments (got {' '.join(argv)!r}); its inputs are the HA_* environment "
+          "variables (python -m hermes_audit.action --help)", file=sys.stderr)
+    return 2
+
+
 if __name__ == "__main__":  # pragma: no cover - exercised through subprocess in tests
-    sys.exit(main())
+    sys.exit(cli(sys.argv[1:]))

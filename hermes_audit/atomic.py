@@ -25,6 +25,7 @@ import stat
 import tempfile
 from pathlib import Path
 from typing import Optional, Union
+from hermes_audit.documents.beneath import Changed, DIR_FD, LeadsOut, is_below, open_parent, resolve_below
 
 
 def _umask() -> int:
@@ -77,8 +78,6 @@ def _make_parents_below(path: Path, root: Union[str, Path]) -> None:
     ``os.mkdir(name, dir_fd=...)`` in the one before and entered with ``O_DIRECTORY | O_NOFOLLOW``: a
     directory that is a symbolic link raises :class:`OutsideRoot`, and nothing is created outside ``root``.
     A ``path`` not lexically below ``root`` creates nothing (the write then checks it)."""
-    from hermes_audit.documents.beneath import is_below
-
     parent = os.path.abspath(path.parent)
     base = next((r for r in (os.path.abspath(root), os.path.realpath(root)) if is_below(parent, r)), None)
     if base is None:
@@ -118,7 +117,6 @@ def atomic_write_bytes(path: Union[str, Path], data: bytes, mode: Optional[int] 
     Raises ``OSError`` (the target is then unchanged).
     """
     path = Path(path)
-    from hermes_audit.documents.beneath import DIR_FD, Changed, LeadsOut, open_parent
 
     if create_parents and root is not None and DIR_FD:
         _make_parents_below(path, root)
@@ -142,8 +140,6 @@ def atomic_write_bytes(path: Union[str, Path], data: bytes, mode: Optional[int] 
         return
     if root is not None:
         try:
-            from hermes_audit.documents.beneath import resolve_below
-
             resolve_below(path, root, resolve_leaf=False)
         except LeadsOut as exc:
             raise OutsideRoot(errno.EPERM, str(exc)) from None

@@ -11,7 +11,7 @@ so a stale entry is never used: a changed input gives a different digest.
 * The rule catalog and the confusables table are also found by a cheap key (``catalogkey`` and
   ``confusableskey`` entries, :func:`stat_key`): a digest of the input and code files' size, modification
   time, change time and inode, mapping to the content digest of the entry
-  (``hermes_audit.engine.catalog._stat_key``, ``hermes_audit.engine.deobfuscate.confusable_prototypes``),
+  (``hermes_audit.patterns.catalog._stat_key``, ``hermes_audit.engine.deobfuscate.confusable_prototypes``),
   so unchanged files are not read or hashed. Any change to a file changes its change time: the cheap key
   misses and the content is hashed in full.
 * Never anything from the scanned repository: the cache holds only data
@@ -39,6 +39,7 @@ import os
 import sys
 from pathlib import Path
 from typing import Any, Iterable, Optional
+from hermes_audit.findings import sha256
 
 #: Entries of one kind kept on disk (older ones are removed when a new one is written).
 KEEP_PER_KIND = 4
@@ -66,8 +67,6 @@ def cache_dir() -> Optional[Path]:
 
 def digest(parts: Iterable[Any]) -> str:
     """SHA-256 over ``parts`` (bytes as they are, anything else as its ``str``) plus the Python version."""
-    from hermes_audit.findings import sha256
-
     h = sha256(sys.version.encode() + b"\0")
     for p in parts:
         b = p if isinstance(p, bytes) else str(p).encode("utf-8", "surrogatepass")
@@ -151,6 +150,7 @@ def write(kind: str, key: str, data: Any) -> bool:
         return False
     try:
         body = marshal.dumps({"key": key, "data": data}, MARSHAL_VERSION)
+        # start-up time: atomic writes, when the cache is written (a miss) only
         from hermes_audit.atomic import atomic_write_bytes
 
         atomic_write_bytes(path, body, mode=0o600, create_parents=True)

@@ -1,4 +1,5 @@
-"""Findings: what a rule reports, with positions in the original file text.
+"""Findings: what a rule reports, with positions in the original file text, and the hits a detector
+yields (:class:`DetectorHit`). The vocabulary of every layer (tests/test_layers.py: the base layer).
 
 Positions are 1-based lines and columns. Columns count Python code points
 (not bytes, not UTF-16 units); ``end_column`` is the column *after* the last
@@ -225,3 +226,20 @@ def assign_fingerprints(findings: list[Finding], matched_texts: list[str], path:
         n = seen.get(key, 0)
         seen[key] = n + 1
         f.fingerprint = fingerprint(f.rule_id, where, text, n)
+
+
+@dataclass
+class DetectorHit:
+    """A detector match: raw span, message fields, optional decoded payload and severity override.
+
+    ``describable`` hits (e.g. an HTML comment's instructions) get the engine's
+    describes-versus-performs treatment: inside a code block or a quoted example
+    their confidence drops and their severity is capped, as for regex rules.
+    """
+
+    start: int
+    end: int
+    fields: dict = field(default_factory=dict)
+    decoded: Optional[str] = None
+    severity: Optional[Severity] = None
+    describable: bool = False

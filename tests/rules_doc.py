@@ -21,13 +21,13 @@ per rule follows it.
 
 def table() -> str:
     from hermes_audit.cli.rules_cmd import rules_markdown
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
 
     return rules_markdown(load_catalog().all_rules())
 
 
 def generated() -> str:
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
     from hermes_audit.reporters.sarif import rules_reference_markdown
 
     reference = rules_reference_markdown(load_catalog().all_rules())

@@ -150,8 +150,11 @@ def test_paths_and_never():
 
 
 def _expr(expr: str, ctx: dict) -> str:
-    """Evaluate the few `${{ }}` forms action.yml uses (context lookups, ==, !=, &&)."""
+    """Evaluate the few `${{ }}` forms action.yml uses (context lookups, ==, !=, &&, || as the first
+    non-empty operand)."""
     expr = expr.strip()
+    if "||" in expr and "&&" not in expr and "==" not in expr and "!=" not in expr:
+        return next((v for v in (_expr(p, ctx) for p in expr.split("||")) if v), "")
     if "&&" in expr:
         return "true" if all(_expr(p, ctx) == "true" for p in expr.split("&&")) else "false"
     for op in ("==", "!="):
@@ -269,3 +272,15 @@ def test_action_rejects_bad_input(tmp_path):
     assert status == 2
     assert "::error title=hermes-audit action::input fail-on" in log
     assert uses == [] and outputs == {}
+
+
+def test_module_help_prints_the_inputs_and_runs_nothing(tmp_path):
+    """Issue 22 (QA): ``python -m hermes_audit.action --help`` ran a scan and wrote hermes-audit.sarif."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HA_", "GITHUB_"))}
+    r = subprocess.run([sys.executable, "-m", "hermes_audit.action", "--help"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "HA_FAIL_ON" in r.stdout and "auditor" in r.stdout.lower()
+    r = subprocess.run([sys.executable, "-m", "hermes_audit.action", "--paths", "."], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "takes no arguments" in r.stderr and r.stderr.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []

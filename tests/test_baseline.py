@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hermes_audit.baseline import (
+from hermes_audit.audits.baseline import (
     BaselineError,
     apply_baseline,
     build_baseline,
@@ -16,7 +16,7 @@ from hermes_audit.baseline import (
     load_baseline,
 )
 from hermes_audit.cli.main import cli
-from hermes_audit.scan import ScanOptions, run_scan
+from hermes_audit.audits.scan import ScanOptions, run_scan
 
 POISON = (
     "# Project rules\n\n"

@@ -1,6 +1,6 @@
 """The engine's own constant patterns are rebuilt from op-codes kept in the catalog cache (issue 8).
 
-``hermes_audit.engine.regex_code.compile_builtin`` declares a module constant and
+``hermes_audit.patterns.regex_code.compile_builtin`` declares a module constant and
 builds it from the recorded ``_regex.compile`` arguments when the catalog cache
 has them. These tests check that every declared pattern is captured, that a
 pattern rebuilt from its record finds exactly what a freshly compiled one finds,
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import regex
 
-from hermes_audit.engine import regex_code
+from hermes_audit.patterns import regex_code
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,7 +53,7 @@ def test_every_declared_builtin_pattern_is_captured_and_rebuilt_exactly():
 def test_warm_catalog_builds_the_constants_from_cached_op_codes(tmp_path):
     """A second process finds the records in the catalog cache: no builtin constant is parsed again."""
     script = (
-        "from hermes_audit.engine import regex_code as R\n"
+        "from hermes_audit.patterns import regex_code as R\n"
         "parsed = []\n"
         "orig = R.compile_known\n"
         "def probe(pattern, flags):\n"
@@ -61,7 +61,7 @@ def test_warm_catalog_builds_the_constants_from_cached_op_codes(tmp_path):
         "        parsed.append(pattern)\n"
         "    return orig(pattern, flags)\n"
         "R.compile_known = probe\n"
-        "from hermes_audit.engine.catalog import load_catalog\n"
+        "from hermes_audit.patterns.catalog import load_catalog\n"
         "load_catalog()\n"
         "import hermes_audit.engine.payloads, hermes_audit.engine.deobfuscate\n"
         "from hermes_audit.engine.redact import redact\n"
@@ -85,7 +85,7 @@ def test_cached_parity_tails_and_re_codes_equal_fresh_derivations(tmp_path, monk
     """Hermes' patterns and their tails (hermes.threats.tail_pattern) come from the catalog cache exactly."""
     import re
 
-    from hermes_audit.engine import catalog as C
+    from hermes_audit.patterns import catalog as C
     from hermes_audit.hermes import threats
 
     monkeypatch.setenv("HERMES_AUDIT_CACHE_DIR", str(tmp_path / "cache"))
@@ -143,7 +143,7 @@ def test_every_declared_re_builtin_is_captured_and_rebuilt_exactly():
 
 def test_warm_catalog_builds_markdown_constants_from_cached_op_codes(tmp_path):
     script = (
-        "from hermes_audit.engine import regex_code as R\n"
+        "from hermes_audit.patterns import regex_code as R\n"
         "parsed = []\n"
         "orig = R.re_compile_known\n"
         "def probe(pattern, flags):\n"
@@ -151,7 +151,7 @@ def test_warm_catalog_builds_markdown_constants_from_cached_op_codes(tmp_path):
         "        parsed.append(pattern)\n"
         "    return orig(pattern, flags)\n"
         "R.re_compile_known = probe\n"
-        "from hermes_audit.engine.catalog import load_catalog\n"
+        "from hermes_audit.patterns.catalog import load_catalog\n"
         "load_catalog()\n"
         "import hermes_audit.engine.markdown\n"
         "print(len(R._RE_DECLARED), len(parsed))\n"
@@ -173,8 +173,8 @@ def test_warm_narrowing_helpers_and_boundary_facts_equal_fresh_derivations(tmp_p
     op-codes and ``starts_at_boundary`` is answered from the cache; both equal what is derived afresh."""
     import re
 
-    from hermes_audit.engine import catalog as C
-    from hermes_audit.engine import prefilter as P
+    from hermes_audit.patterns import catalog as C
+    from hermes_audit.patterns import prefilter as P
 
     monkeypatch.setenv("HERMES_AUDIT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("HERMES_AUDIT_NO_CACHE", raising=False)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from hermes_audit.documents.document import Document
-from hermes_audit.engine.catalog import VERSIONS, CatalogError, load_catalog
-from hermes_audit.engine.engine import Engine
+from hermes_audit.patterns.catalog import VERSIONS, CatalogError, load_catalog
+from hermes_audit.audits.detectors import AuditEngine as Engine
 from hermes_audit.hermes.threats import ThreatScanner
 
 
@@ -71,7 +71,7 @@ def _write(tmp_path: Path, name: str, body: str) -> Path:
     d = tmp_path / "rules"
     d.mkdir(exist_ok=True)
     src = Path(load_catalog().files[0])
-    from hermes_audit.engine.catalog import default_rules_dir
+    from hermes_audit.patterns.catalog import default_rules_dir
 
     (d / "hermes-parity.yaml").write_text((default_rules_dir() / src.name).read_text(encoding="utf-8"), encoding="utf-8")
     (d / name).write_text(body, encoding="utf-8")
@@ -96,7 +96,7 @@ def test_broken_rule_file_is_a_clear_error(tmp_path, case):
     d = _write(tmp_path, "broken.yaml", body)
     if case == "duplicate":
         import shutil
-        from hermes_audit.engine.catalog import default_rules_dir
+        from hermes_audit.patterns.catalog import default_rules_dir
 
         shutil.copy(default_rules_dir() / "injection.yaml", d / "injection.yaml")
     with pytest.raises(CatalogError) as exc:

@@ -1,10 +1,10 @@
 """One-time costs of the first scan in a fresh process (issue 8, pre-commit latency).
 
-* ``hermes_audit.engine.regex_code.c_module``: patterns rebuilt from cached op-codes need only the ``regex``
+* ``hermes_audit.patterns.regex_code.c_module``: patterns rebuilt from cached op-codes need only the ``regex``
   C extension; the package is imported lazily by the few pattern methods that call back into it.
 * ``hermes_audit.datacache.stat_key``: the confusables table is found by a cheap key over its files'
   signatures, like the catalog; a rewritten file is hashed again.
-* ``hermes_audit.engine.keywords``: the whitespace test of the keyword split.
+* ``hermes_audit.patterns.keywords``: the whitespace test of the keyword split.
 * The flag constants written as ints where importing ``regex`` is avoided.
 """
 
@@ -20,14 +20,14 @@ import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hermes_audit.engine import regex_code
+from hermes_audit.patterns import regex_code
 
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Run in a fresh interpreter (``regex`` not yet imported); prints one line per check.
 _C_ONLY = r'''
 import copy, pickle, sys
-from hermes_audit.engine import regex_code as R
+from hermes_audit.patterns import regex_code as R
 rec = bytes.fromhex(sys.argv[1])
 p = R.from_code(rec)
 assert p is not None
@@ -71,7 +71,8 @@ def test_c_module_is_the_packages_extension_once_regex_is_imported():
 
 
 def test_flag_constants_written_as_ints_equal_regex_flags():
-    from hermes_audit.engine import catalog, comments, prefilter
+    from hermes_audit.engine import comments
+    from hermes_audit.patterns import catalog, prefilter
 
     assert catalog._FLAG_NAMES == {"ignorecase": int(regex.IGNORECASE), "multiline": int(regex.MULTILINE),
                                    "dotall": int(regex.DOTALL)}
@@ -134,6 +135,6 @@ def test_stat_key_is_none_for_a_missing_file(tmp_path):
 @given(st.text(alphabet=st.sampled_from(list("ab-_ \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2028"
                                              "\u2029\u202f\u205f\u3000\u200b\ufeff")), max_size=8))
 def test_keyword_whitespace_test_is_str_isspace(s):
-    from hermes_audit.engine import keywords
+    from hermes_audit.patterns import keywords
 
     assert keywords.has_space(s) == any(c.isspace() for c in s)

@@ -242,19 +242,53 @@ def test_hints_budget_line_uses_plurals(repo, tmp_path):
     assert all(line == line.rstrip() for line in res.output.split("\n"))
 
 
-def test_context_text_explains_the_chain_is_cut_twice(tmp_path):
-    """Issue 22 (QA): ``context --cwd sub`` showed each section cut and the merged chain cut again with no word
-    on why; the report now says Hermes cuts twice, and says nothing of it when there is no chain."""
+def _chain(tmp_path: Path, root_reps: int, sub_reps: int) -> tuple[Path, Path]:
+    """A repository with AGENTS.md at its root and in sub/ (``reps`` sentences each) and an empty home."""
     r = tmp_path / "repo"
     (r / ".git").mkdir(parents=True)
     (r / "sub").mkdir()
-    (r / "AGENTS.md").write_text("# root\n" + "Use tabs. " * 3000 + "\n")
-    (r / "sub" / "AGENTS.md").write_text("# sub\n" + "Run tests. " * 2500 + "\n")
+    (r / "AGENTS.md").write_text("# root\n" + "Use tabs. " * root_reps + "\n")
+    (r / "sub" / "AGENTS.md").write_text("# sub\n" + "Run tests. " * sub_reps + "\n")
     home = tmp_path / "home"
     home.mkdir()
+    return r, home
+
+
+def test_context_text_explains_the_chain_is_cut_twice(tmp_path):
+    """Issue 22 (QA): ``context --cwd sub`` showed each section cut and the merged chain cut again with no word
+    on why; the report now says Hermes cuts twice, and says nothing of it when there is no chain."""
+    r, home = _chain(tmp_path, 3000, 2500)
     res = run("context", "--cwd", str(r / "sub"), "--hermes-home", str(home), "--hermes-version", "latest")
     assert res.exit_code == 0, res.output
     assert "merged AGENTS.md chain: truncated" in res.output
     assert "two cuts:" in res.output and "cuts the joined chain to the cap again" in res.output
     res = run("context", "--cwd", str(r), "--hermes-home", str(home), "--hermes-version", "0.19")
     assert "two cuts:" not in res.output
+
+
+def test_context_takes_the_window_from_config_yaml_as_prompt_does(tmp_path):
+    """Issue 22 (QA): with ``model.context_length: 200000`` in config.yaml, ``context`` said "cap: 20,000 ...
+    no model context length" while ``prompt`` used 48,000; both now read it."""
+    r = tmp_path / "repo"
+    (r / ".git").mkdir(parents=True)
+    (r / "AGENTS.md").write_text("x " * 15000)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.yaml").write_text("model:\n  context_length: 200000\n")
+    res = run("context", "--cwd", str(r), "--hermes-home", str(home), "--hermes-version", "latest")
+    assert res.exit_code == 0, res.output
+    assert "cap: 48,000 characters" in res.output and "truncated" not in res.output
+    res = run("prompt", "--cwd", str(r), "--hermes-home", str(home), "--hermes-version", "latest")
+    assert "48,000 characters" in res.output
+    res = run("context", "--cwd", str(r), "--hermes-home", str(home), "--hermes-version", "latest", "--context-length", "0")
+    assert "cap: 20,000 characters" in res.output
+
+
+def test_a_file_cut_only_by_the_chains_second_cut_says_so(tmp_path):
+    """Issue 22 (QA): each file of the chain was "truncated ... cut to the cap" although its own section was
+    loaded whole; only the joined chain was cut."""
+    r, home = _chain(tmp_path, 1500, 1500)
+    res = run("context", "--cwd", str(r / "sub"), "--hermes-home", str(home), "--hermes-version", "latest")
+    assert res.exit_code == 0, res.output
+    assert res.output.count("loaded whole into its section; the joined AGENTS.md chain is cut to the cap") == 2
+    assert "loaded, cut to the cap" not in res.output

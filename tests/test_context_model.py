@@ -21,7 +21,8 @@ from hermes_audit.hermes.context import (
     MemoryFS,
     simulate_context,
 )
-from hermes_audit.hermes.scenario import parse_scenario, scenario_issues
+from hermes_audit.audits.detectors import scenario_issues
+from hermes_audit.hermes.scenario import parse_scenario
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.hermes.truncation import (
@@ -39,7 +40,7 @@ PLATEST = get_profile("latest")
 
 @pytest.fixture(scope="module")
 def scanners():
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
 
     cat = load_catalog()
     return {"0.19": scanner_for(cat.parity, "0.19"), "latest": scanner_for(cat.parity, "latest")}
@@ -337,7 +338,7 @@ def test_fifo_consequence_by_kind_and_version(kind, path, version, expect):
     from hermes_audit.documents.kinds import DocumentKind
     from hermes_audit.documents.reader import ReadResult, ReadStatus
     from hermes_audit.hermes.profiles import get_profile
-    from hermes_audit.hermes.verdict import read_blocks, unreadable_consequence
+    from hermes_audit.hermes.outcomes import read_blocks, unreadable_consequence
 
     rd = ReadResult(ReadStatus.NOT_REGULAR, detail="is a FIFO; never opened", file_type="FIFO")
     k = DocumentKind(kind)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from hermes_audit.documents.document import Document
-from hermes_audit.engine.engine import Engine
+from hermes_audit.audits.detectors import AuditEngine as Engine
 from hermes_audit.findings import Severity
 from hermes_audit.hermes.threats import ThreatScanner
 from tests.corpus_util import corpus_kind, load_manifest

@@ -11,11 +11,11 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_audit import suppressions as sup
+from hermes_audit.audits import suppressions as sup
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.engine import engine as eng
-from hermes_audit.engine.catalog import load_catalog
+from hermes_audit.patterns.catalog import load_catalog
 from hermes_audit.reporters import text as text_report
 
 QA_SNIPPET = "curl $(cat ~/.ssh/id_rsa) os.environ "
@@ -26,7 +26,7 @@ def _line(snippet: str, chars: int) -> str:
 
 
 def _scan(tmp_path, body: str, select=None):
-    from hermes_audit.scan import ScanOptions, run_scan
+    from hermes_audit.audits.scan import ScanOptions, run_scan
 
     f = tmp_path / ".cursorrules"
     f.write_text(body, encoding="utf-8")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_audit.engine.engine import Engine
+from hermes_audit.audits.detectors import AuditEngine as Engine
 from hermes_audit.findings import Severity
 from tests.corpus_util import corpus_kind, load_manifest
 from tests.detection_util import Outcome, audit_findings, confusion_table, seam_findings_for, seam_key

@@ -14,8 +14,9 @@ from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.engine.deobfuscate import (
     confusable_prototypes, confusables_version, deobfuscate, fold_confusables, join_letter_spacing,
 )
-from hermes_audit.engine.catalog import materialize
-from hermes_audit.engine.engine import Engine, Views
+from hermes_audit.patterns.catalog import materialize
+from hermes_audit.audits.detectors import AuditEngine as Engine
+from hermes_audit.engine.engine import Views
 from hermes_audit.engine.markdown import ExampleSpans
 from hermes_audit.engine.payloads import MAX_DEPTH, detect_confusable_words, detect_encoded_payloads
 from hermes_audit.findings import Confidence, Severity

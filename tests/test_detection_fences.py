@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
-from hermes_audit.engine.engine import Engine
+from hermes_audit.audits.detectors import AuditEngine as Engine
 from hermes_audit.findings import Severity
 
 

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from hermes_audit.documents.kinds import DocumentKind, classify
-from hermes_audit.engine.engine import Engine
+from hermes_audit.audits.detectors import AuditEngine as Engine
 from hermes_audit.findings import Severity
 from tests.detection_util import Outcome, audit_findings, confusion_table
 

@@ -22,8 +22,9 @@ from click.testing import CliRunner
 
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
-from hermes_audit.engine.detectors import DECODED_CHARS, shown_decoded
-from hermes_audit.engine.engine import SNIPPET_CHARS, Engine
+from hermes_audit.engine.hits import DECODED_CHARS, shown_decoded
+from hermes_audit.audits.detectors import AuditEngine as Engine
+from hermes_audit.engine.finding import SNIPPET_CHARS
 from hermes_audit.engine.markdown import ExampleSpans
 from hermes_audit.engine.unicode_chars import printable
 from hermes_audit.findings import Confidence, Severity

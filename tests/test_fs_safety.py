@@ -19,8 +19,8 @@ from hermes_audit.atomic import OutsideRoot, atomic_write_bytes
 from hermes_audit.documents import beneath, reader
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
-from hermes_audit.fix import FixError, plan_for_document, write_plan
-from hermes_audit.scan import ScanOptions, run_scan
+from hermes_audit.audits.fix import FixError, plan_for_document, write_plan
+from hermes_audit.audits.scan import ScanOptions, run_scan
 
 SECRET = "OUTSIDE-SECRET-7f3a"
 ZWSP = "\u200b"

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from hermes_audit.cli.main import cli
 from hermes_audit.reporters import github
-from hermes_audit.scan import ScanOptions, run_scan
+from hermes_audit.audits.scan import ScanOptions, run_scan
 
 # One annotation per line: ::kind prop=value,...::message, with no raw ':' or ',' in values.
 _LINE = re.compile(r"^::(error|warning|notice)(?: ((?:[A-Za-z]+=[^,:\r\n]*)(?:,[A-Za-z]+=[^,:\r\n]*)*))?::([^\r\n]*)$")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_audit.scan import ScanOptions, run_scan
+from hermes_audit.audits.scan import ScanOptions, run_scan
 
 
 @pytest.fixture
@@ -75,7 +75,7 @@ def test_hints_command_names_the_refused_link(repo):
     from hermes_audit.hermes.hints import simulate_hints
     from hermes_audit.hermes.profiles import get_profile
     from hermes_audit.hermes.threats import scanner_for
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
 
     profile = get_profile("latest")
     hr = simulate_hints(str(repo), [], profile, scanner_for(load_catalog().parity, "latest"), all_dirs=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_audit.engine.catalog import load_catalog
+from hermes_audit.patterns.catalog import load_catalog
 from hermes_audit.hermes.hints import (
     DUPLICATE,
     TRUNCATED,

@@ -28,7 +28,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hermes_audit.engine.catalog import load_catalog
+from hermes_audit.patterns.catalog import load_catalog
 from hermes_audit.hermes.hints import simulate_hints
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for
@@ -188,9 +188,15 @@ STATS = {"blocks": 0, "calls": 0}
 @given(st.lists(trees().flatmap(lambda t: st.tuples(st.just(t), calls(t["dirs"]))), min_size=CASES_PER_RUN,
                 max_size=CASES_PER_RUN))
 def test_hints_equal_hermes_019_call_by_call(oracle, batch):
+    compare_batch(oracle, batch, "0.19")
+
+
+def compare_batch(oracle, batch, profile_name: str) -> None:
+    """Run the generated ``batch`` through ``oracle``'s tracker and the simulation of ``profile_name``; compare
+    call by call (also used for the other releases, tests/test_parity_0_18.py)."""
     catalog = load_catalog()
-    profile = get_profile("0.19")
-    scanner = scanner_for(catalog.parity, "0.19")
+    profile = get_profile(profile_name)
+    scanner = scanner_for(catalog.parity, profile.scanner)
     bases = [Path(tempfile.mkdtemp(prefix="h3-hints-")) for _ in batch]
     try:
         request = {"cases": []}

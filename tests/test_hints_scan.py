@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from hermes_audit.cli.main import cli
-from hermes_audit.scan import ScanOptions, run_scan
+from hermes_audit.audits.scan import ScanOptions, run_scan
 
 
 def _codes(res, path=None):
@@ -42,8 +42,10 @@ def test_scan_reports_loading_findings_for_both_versions(repo):
     assert threat[0].start.line == 2  # points at the instruction past the scan window
     old = run_scan([repo], ScanOptions(base=repo, hermes_version="0.19", use_git=False))
     assert "HA611" in _codes(old, "pkg/AGENTS.md") and "HA611" not in _codes(latest, "pkg/AGENTS.md")
-    msg = next(f.message for f in old.findings if f.rule_id == "HA611" and f.path == "pkg/AGENTS.md")
-    assert "Late pkg rules" in msg
+    hit = next(f for f in old.findings if f.rule_id == "HA611" and f.path == "pkg/AGENTS.md")
+    assert "Late pkg rules" in hit.message
+    # it points at the first heading the model never sees (line 902), not mid-line at the cut (issue 22 QA)
+    assert (hit.start.line, hit.start.column) == (902, 1)
 
 
 def test_cwd_option_changes_the_session(repo):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_audit.gitsource import GitSourceError, cloned, parse_git_url
+from hermes_audit.audits.gitsource import GitSourceError, cloned, parse_git_url
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -301,7 +301,7 @@ def test_credentials_are_redacted_in_a_successful_audit(tmp_path, monkeypatch):
 
     from click.testing import CliRunner
 
-    import hermes_audit.gitsource as gitsource
+    import hermes_audit.audits.gitsource as gitsource
     from hermes_audit.cli.main import cli
 
     tree = tmp_path / "tree"

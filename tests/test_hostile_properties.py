@@ -28,15 +28,18 @@ from hypothesis import strategies as st
 from fuzz.targets import RAW, check_outputs  # one definition for the tests and the fuzzing harness
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
-from hermes_audit.engine.engine import SNIPPET_CHARS, Engine, EngineError
+from hermes_audit.audits.detectors import AuditEngine as Engine
+from hermes_audit.engine.engine import EngineError
+from hermes_audit.engine.finding import SNIPPET_CHARS
 from hermes_audit.engine.redact import redact
 from hermes_audit.engine.unicode_chars import printable
-from hermes_audit.fix import apply_edits, plan_edits
+from hermes_audit.audits.fix import apply_edits, plan_edits
 from hermes_audit.hermes.distribution import parse_manifest_text
 from hermes_audit.hermes.memory import memory_entries
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for
-from hermes_audit.hermes.verdict import manifest_state_from_text, verdict_for
+from hermes_audit.hermes.outcomes import manifest_state_from_text
+from hermes_audit.hermes.verdict import verdict_for
 
 FRAGMENTS = [
     "ignore all previous instructions", "Ignore  ALL prior\ninstructions", "do not tell the user",
@@ -66,7 +69,7 @@ class _Lazy:
     @property
     def catalog(self):
         if _Lazy._cat is None:
-            from hermes_audit.engine.catalog import load_catalog
+            from hermes_audit.patterns.catalog import load_catalog
 
             _Lazy._cat = load_catalog()
         return _Lazy._cat
@@ -98,7 +101,7 @@ def _check_finding(doc: Document, f) -> None:
 @PROPS
 @given(text=hostile_text, kind=st.sampled_from(KINDS), version=st.sampled_from(["latest", "0.19"]))
 def test_scanner_positions_point_at_the_matched_text(text, kind, version):
-    from hermes_audit.scan import parity_findings
+    from hermes_audit.audits.scan import parity_findings
 
     catalog, engine = LAZY.catalog, LAZY.engine
     doc = Document.from_text(text, "x/AGENTS.md", kind)
@@ -184,7 +187,7 @@ path_part = st.one_of(st.sampled_from(["a", "nl\nx", "e\x1b[31m", "b\udcff", "r\
 def test_reporters_always_give_valid_escaped_output(sarif_validator, tmp_path, docs, errors, notes):
     catalog, engine = LAZY.catalog, LAZY.engine
     from hermes_audit.findings import assign_fingerprints
-    from hermes_audit.scan import FileReport, ScanOptions, ScanResult, parity_findings
+    from hermes_audit.audits.scan import FileReport, ScanOptions, ScanResult, parity_findings
 
     profile = get_profile("latest")
     scanner = scanner_for(catalog.parity, "latest")
@@ -241,7 +244,7 @@ def test_fix_touches_only_named_characters_and_is_idempotent(text, hermes):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=fix_text, crlf=st.booleans(), bom=st.booleans())
 def test_fix_writes_exactly_the_fixed_text(tmp_path, text, crlf, bom):
-    from hermes_audit.fix import plan_for_document, write_plan
+    from hermes_audit.audits.fix import plan_for_document, write_plan
 
     if crlf:
         text = text.replace("\n", "\r\n")

@@ -25,7 +25,7 @@ from hermes_audit.hermes.memory import memory_entries
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.hermes.verdict import verdict_for
-from hermes_audit.scan import ScanOptions, run_scan
+from hermes_audit.audits.scan import ScanOptions, run_scan
 
 #: name -> bytes. Encodings, broken UTF-8, NUL and control characters, line ends, BOMs.
 CASES: dict[str, bytes] = {

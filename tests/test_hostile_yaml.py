@@ -19,10 +19,10 @@ import pytest
 from click.testing import CliRunner
 
 from hermes_audit.cli.main import cli
-from hermes_audit.engine.catalog import CatalogError, default_rules_dir, load_catalog
+from hermes_audit.patterns.catalog import CatalogError, default_rules_dir, load_catalog
 from hermes_audit.hermes.context import read_hermes_config
 from hermes_audit.hermes.distribution import YamlLimitError, load_yaml_bounded, parse_manifest_text
-from hermes_audit.hermes.verdict import manifest_state_from_text
+from hermes_audit.hermes.outcomes import manifest_state_from_text
 
 
 def _bomb(tail: str) -> str:

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_audit.engine import keywords
-from hermes_audit.engine import prefilter as pf
-from hermes_audit.engine.prefilter import LiteralIndex
+from hermes_audit.patterns import keywords
+from hermes_audit.patterns import prefilter as pf
+from hermes_audit.patterns.prefilter import LiteralIndex
 
 pytestmark = pytest.mark.skipif(not keywords.available(), reason="the keyword accelerator is not installed")
 
@@ -63,7 +63,7 @@ def test_engine_findings_do_not_change_with_locate(catalog, monkeypatch):
     """A long multilingual near-miss text with real attacks in it: same findings with and without the pass."""
     from hermes_audit.documents.document import Document
     from hermes_audit.documents.kinds import DocumentKind
-    from hermes_audit.engine.engine import Engine
+    from hermes_audit.audits.detectors import AuditEngine as Engine
 
     from hermes_audit.engine.engine import rule_leads
 

@@ -10,11 +10,11 @@ from click.testing import CliRunner
 from hermes_audit.cli.main import cli
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
-from hermes_audit.engine.engine import Engine
+from hermes_audit.audits.detectors import AuditEngine as Engine
 from hermes_audit.hermes import memory as mem
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for
-from hermes_audit.memory_audit import audit_memory
+from hermes_audit.audits.memory import audit_memory
 
 D = "\n\u00a7\n"
 
@@ -371,14 +371,15 @@ def test_symlink_store_out_of_the_home_says_the_same_everywhere(tmp_path):
         assert "follows the link and loads the target" in text and "treats it as empty" not in text, text
 
 
-@pytest.mark.parametrize("version", ["0.19", "latest"])
-def test_non_utf8_store_is_ha951_and_exit_1(tmp_path, version):
+@pytest.mark.parametrize("version,effect", [("0.19", "no memory"), ("latest", "treats this store as empty"),
+                                            ("0.20", "treats this store as empty")])
+def test_non_utf8_store_is_ha951_and_exit_1(tmp_path, version, effect):
     home = _home(tmp_path)
     (home / "memories" / "MEMORY.md").write_bytes(b"caf\xe9 entry")
     r = run(["memory", str(home), "--format", "json", "--hermes-version", version])
     data = json.loads(r.output)
     assert [f["rule_id"] for f in data["findings"]] == ["HA951"]
-    assert "no memory" in data["findings"][0]["message"]
+    assert effect in data["findings"][0]["message"]
     assert r.exit_code == 1 and data["summary"]["exit_code"] == 1
     text = run(["memory", str(home), "--color", "never", "--hermes-version", version])
     assert "HA951" in text.output and text.exit_code == 1
@@ -409,10 +410,31 @@ def test_cli_render_one_store_not_utf8_loads_no_memory(tmp_path):
     ``agent_init`` swallows it, so MEMORY.md's block is not in the prompt either."""
     home = _home(tmp_path, memory="User likes tea")
     (home / "memories" / "USER.md").write_bytes(b"Jos\xe9")
-    r = run(["memory", str(home), "--render"])
+    r = run(["memory", str(home), "--render", "--hermes-version", "0.19"])
     assert r.output == ""
-    data = json.loads(run(["memory", str(home), "--format", "json"]).output)
+    data = json.loads(run(["memory", str(home), "--format", "json", "--hermes-version", "0.19"]).output)
     assert data["memory"]["snapshot"] == ""
+
+
+@pytest.mark.parametrize("version", ["0.20", "latest"])
+def test_cli_render_one_store_not_utf8_keeps_the_other_block_from_0_20(tmp_path, version):
+    """hermes-agent 0.20.1 ``MemoryStore._read_entries_checked`` reads a store that is not UTF-8 as empty, so
+    MEMORY.md's block is still in the prompt (tests/test_parity_0_20.py checks it against the package)."""
+    home = _home(tmp_path, memory="User likes tea")
+    (home / "memories" / "USER.md").write_bytes(b"Jos\xe9")
+    r = run(["memory", str(home), "--render", "--hermes-version", version])
+    assert "MEMORY (your personal notes)" in r.output and r.output.rstrip().endswith("User likes tea")
+    assert "USER PROFILE" not in r.output
+
+
+@pytest.mark.parametrize("version,status", [("0.19", "blocked"), ("0.20", "loaded"), ("latest", "loaded")])
+def test_bom_at_the_start_of_memory_md_blocks_up_to_0_19_only(tmp_path, version, status):
+    """0.19.0 reads MEMORY.md as utf-8: the BOM stays on the first entry, an invisible character it blocks;
+    0.20.1 reads utf-8-sig (issue 20)."""
+    home = _home(tmp_path)
+    (home / "memories" / "MEMORY.md").write_bytes(b"\xef\xbb\xbfUser likes tea")
+    s = run(["scan", "--no-git", str(home / "memories" / "MEMORY.md"), "--format", "json", "--hermes-version", version])
+    assert json.loads(s.output)["files"][0]["hermes"]["status"] == status
 
 
 def test_cli_render_non_numeric_limit_of_an_empty_store(tmp_path):
@@ -423,3 +445,19 @@ def test_cli_render_non_numeric_limit_of_an_empty_store(tmp_path):
     assert "USER PROFILE (who the user is)" in out and "Name: Ana" in out
     home2 = _home(tmp_path / "b", memory="User likes tea", user="Name: Ana", config="memory:\n  memory_char_limit: 1e3\n")
     assert run(["memory", str(home2), "--render"]).output == ""
+
+
+def test_memory_text_says_where_each_limit_comes_from(tmp_path):
+    """Issue 22 (QA): "limits ... (from config.yaml)" was printed when config.yaml set no limit."""
+    from click.testing import CliRunner
+
+    from hermes_audit.cli.main import cli
+
+    (tmp_path / "memories").mkdir()
+    (tmp_path / "memories" / "MEMORY.md").write_text("User likes tea\n")
+    (tmp_path / "config.yaml").write_text("model: x\n")
+    head = CliRunner().invoke(cli, ["memory", str(tmp_path)]).output.splitlines()[0]
+    assert "MEMORY.md 2200 (default), USER.md 1375 (default)" in head
+    (tmp_path / "config.yaml").write_text("memory:\n  user_char_limit: 900\n")
+    head = CliRunner().invoke(cli, ["memory", str(tmp_path), "--memory-limit", "3000"]).output.splitlines()[0]
+    assert "MEMORY.md 3000 (the command line), USER.md 900 (config.yaml)" in head

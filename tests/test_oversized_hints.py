@@ -10,7 +10,7 @@ import pytest
 
 from hermes_audit.documents import reader
 from hermes_audit.documents.reader import ReadStatus, read_file
-from hermes_audit.engine.catalog import load_catalog
+from hermes_audit.patterns.catalog import load_catalog
 from hermes_audit.hermes.context import RealFS, hermes_text
 from hermes_audit.hermes.hints import TRUNCATED, UNPREDICTABLE, simulate_hints
 from hermes_audit.hermes.profiles import get_profile

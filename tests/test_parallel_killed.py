@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: pipe, prints the workers' pids, then computes.
 PROGRAM = r"""
 import multiprocessing, sys, time
-from hermes_audit import parallel
+from hermes_audit.audits import parallel
 
 def work(d):
     time.sleep(0.3)

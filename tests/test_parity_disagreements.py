@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from hermes_audit.cli.main import cli
-from hermes_audit.engine.catalog import load_catalog
+from hermes_audit.patterns.catalog import load_catalog
 from hermes_audit.hermes.hints import simulate_hints
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for

@@ -15,7 +15,8 @@ from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import ThreatScanner
-from hermes_audit.hermes.verdict import BLOCKED, LOADED, WARNED, strip_yaml_frontmatter, verdict_for
+from hermes_audit.hermes.outcomes import BLOCKED, LOADED, WARNED, strip_yaml_frontmatter
+from hermes_audit.hermes.verdict import verdict_for
 
 REFERENCE = Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "hermes-behaviour.md"
 

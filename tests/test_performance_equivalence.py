@@ -27,9 +27,9 @@ import regex
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from hermes_audit.engine import normalize as nz
-from hermes_audit.engine.catalog import load_catalog, materialize
-from hermes_audit.engine.prefilter import LiteralIndex, analyse, fold, iter_matches, leading_literals, required_literals
+from hermes_audit.patterns import normalize as nz
+from hermes_audit.patterns.catalog import load_catalog, materialize
+from hermes_audit.patterns.prefilter import LiteralIndex, analyse, fold, iter_matches, leading_literals, required_literals
 from hermes_audit.hermes.threats import ThreatScanner
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -256,7 +256,7 @@ def test_iter_matches_equals_finditer_on_examples(cat):
 def test_shared_literal_opening_scans_with_finditer_and_finds_the_same():
     """A pattern whose leading keywords share a written, caseless opening (पिछल in पिछल(?:े|ी)) is one
     ``finditer`` when they are dense (the engine searches the opening itself); same matches as ever."""
-    from hermes_audit.engine import prefilter as pf
+    from hermes_audit.patterns import prefilter as pf
     import regex
 
     p = regex.compile(r"पिछल(?:े|ी)\s{1,3}(?:निर्देश|नियम)\s{1,3}(?:भूल|अनदेखा)", regex.IGNORECASE)
@@ -271,7 +271,7 @@ def test_shared_literal_opening_scans_with_finditer_and_finds_the_same():
 def test_inner_probe_analysis():
     """A tail probe ``x y? C* keywords`` is found from its keywords only when neither ``C`` nor an optional
     character can be ``x`` and ``x`` has no case (issue 8: HA401's ``$`` before ``[A-Z_]*KEY``)."""
-    from hermes_audit.engine.prefilter import inner_probe
+    from hermes_audit.patterns.prefilter import inner_probe
 
     def probe(src):
         return inner_probe(regex.compile(src, regex.IGNORECASE | regex.V0))
@@ -296,7 +296,7 @@ _INNER_PIECES = ["curl ", "wget -q ", "$", "${", "$$", "API_", "KEY", "key", "Au
 def test_tail_probe_from_inner_keywords_equals_finditer(pieces, run_max):
     """HA401's curl ... $SECRET pattern on long texts dense with ``$`` and its inner words: the same matches
     whether its tail probe is found from the inner words (looking back to the ``$``), scanned, or not used."""
-    from hermes_audit.engine import prefilter as pf
+    from hermes_audit.patterns import prefilter as pf
 
     cat = load_catalog()
     rule = next(r for r in cat.rules if r.code == "HA401")
@@ -319,7 +319,7 @@ def test_tail_probe_from_inner_keywords_equals_finditer(pieces, run_max):
     ("x$" + "A" * 300 + "KEY\n", [None]),  # a run longer than the look-back: the probe is scanned instead
 ])
 def test_tail_probe_inner_keywords_are_used_on_dense_text(monkeypatch, extra, found):
-    from hermes_audit.engine import prefilter as pf
+    from hermes_audit.patterns import prefilter as pf
 
     calls = []
     real_found = pf._inner_found
@@ -364,10 +364,10 @@ def test_literal_index_is_exact(text, literals, repeat):
         assert idx.has(f) == (f in fold(big)), (lit, big[:60])
 
 
-# --- the optional keyword accelerator (hermes_audit/engine/keywords.py, the `fast` extra) ----------
+# --- the optional keyword accelerator (hermes_audit/patterns/keywords.py, the `fast` extra) ----------
 
 def _accelerator():
-    from hermes_audit.engine import keywords
+    from hermes_audit.patterns import keywords
 
     if not keywords.available():
         pytest.skip("keyword accelerator off: pyahocorasick (the `fast` extra, also in the `test` extra) is not "
@@ -387,7 +387,7 @@ _KW_ALPHABET = list("abcdeh -_.\n") + ["\u212a", "\u017f", "ß", "é", "\u4e00"]
 def test_accelerated_literal_index_is_exact(text, automaton_keys, literals, repeat):
     """With the accelerator, :meth:`LiteralIndex.has` and :meth:`LiteralIndex.passes` equal plain
     substring tests, for keywords in its automaton (overlapping occurrences, non-ASCII) and outside it."""
-    import hermes_audit.engine.prefilter as pre
+    import hermes_audit.patterns.prefilter as pre
 
     keywords = _accelerator()
     search = keywords.KeywordSearch([fold(k) for k in automaton_keys])
@@ -442,7 +442,7 @@ def test_accelerator_switch(monkeypatch):
     """``HERMES_AUDIT_PURE_PYTHON=1`` turns the accelerator off (the pure-Python path answers)."""
     import subprocess
 
-    code = "from hermes_audit.engine import keywords as k; print(k.available())"
+    code = "from hermes_audit.patterns import keywords as k; print(k.available())"
     env = dict(__import__("os").environ, HERMES_AUDIT_PURE_PYTHON="1")
     assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True).stdout.strip() == "False"
     keywords = _accelerator()
@@ -458,7 +458,7 @@ def test_engine_findings_equal_with_and_without_keyword_accelerator(cat, corpus,
     from benchmarks import generate
     from hermes_audit.documents.document import Document
     from hermes_audit.documents.kinds import DocumentKind
-    from hermes_audit.engine.engine import Engine
+    from hermes_audit.audits.detectors import AuditEngine as Engine
     from tests.corpus_util import corpus_kind, load_manifest
 
     keywords = _accelerator()
@@ -497,7 +497,8 @@ def test_engine_findings_equal_engine_without_shortcuts(cat, corpus, monkeypatch
     """The whole engine with prefilters, anchoring and fast views gives exactly the findings of the
     engine that runs every pattern with plain ``finditer``."""
     from hermes_audit.documents.document import Document
-    from hermes_audit.engine.engine import Engine, Views
+    from hermes_audit.audits.detectors import AuditEngine as Engine
+    from hermes_audit.engine.engine import Views
     from tests.corpus_util import corpus_kind, load_manifest
 
     docs = []
@@ -548,7 +549,7 @@ def _disable_engine_shortcuts(monkeypatch):
     monkeypatch.setattr(Views, "may_match", lambda self, name, prefilter: True)
     monkeypatch.setattr(engine_module, "KEYWORD_DISPATCH", False)  # every pattern tried, whatever keywords occur
     monkeypatch.setattr(engine_module, "RULE_GATES", False)  # no group of patterns skipped by its gate
-    from hermes_audit.engine.prefilter import LiteralIndex
+    from hermes_audit.patterns.prefilter import LiteralIndex
 
     monkeypatch.setattr(LiteralIndex, "locate", lambda self, words: None)  # keywords searched one by one
     real_deobfuscate = deob.deobfuscate
@@ -569,7 +570,7 @@ def test_engine_findings_equal_engine_without_shortcuts_on_generated_tree(cat, m
     from benchmarks import generate
     from hermes_audit.documents.document import Document
     from hermes_audit.documents.kinds import DocumentKind
-    from hermes_audit.engine.engine import Engine
+    from hermes_audit.audits.detectors import AuditEngine as Engine
 
     rng = random.Random(8)
     texts = [generate.context_text(rng, rng.randint(2_000, 20_000), i % 2 == 0, 0.4) for i in range(24)]
@@ -674,7 +675,7 @@ def test_no_ascii_character_is_changed_by_step_one():
 def test_boundary_filtered_anchoring_equals_finditer(cat):
     """Patterns that open with ``\\b`` skip keyword occurrences right after a word character; the matches
     are those of ``finditer`` on texts with many occurrences, inside and at the start of words."""
-    from hermes_audit.engine.prefilter import BOUNDARY_MIN_POSITIONS, starts_at_boundary
+    from hermes_audit.patterns.prefilter import BOUNDARY_MIN_POSITIONS, starts_at_boundary
 
     checked = 0
     for r, i, p in _audit_patterns(cat):
@@ -760,7 +761,7 @@ def test_detector_runs_equal_character_walk(text):
 # --- compiled regex op-codes ------------------------------------------------------------------------
 
 def test_patterns_rebuilt_from_opcodes_behave_like_compiled_ones(cat):
-    from hermes_audit.engine.regex_code import compile_and_capture, from_code, packed
+    from hermes_audit.patterns.regex_code import compile_and_capture, from_code, packed
 
     for r, i, p in _audit_patterns(cat):
         fresh, code = compile_and_capture(p.pattern, p.flags)
@@ -775,7 +776,7 @@ def test_patterns_rebuilt_from_opcodes_behave_like_compiled_ones(cat):
 
 
 def test_from_code_refuses_garbage():
-    from hermes_audit.engine.regex_code import from_code
+    from hermes_audit.patterns.regex_code import from_code
 
     assert from_code(None) is None
     assert from_code(["x", 0, ["not", "ints"], {}, [], 0, None, 0, 0]) is None
@@ -790,8 +791,8 @@ def _catalog_signature(c):
 
 def test_catalog_cache_round_trip_and_invalidation(tmp_path, monkeypatch):
     from hermes_audit import datacache
-    from hermes_audit.engine import catalog as C
-    from hermes_audit.engine import prefilter as P
+    from hermes_audit.patterns import catalog as C
+    from hermes_audit.patterns import prefilter as P
 
     rules = tmp_path / "rules"
     import shutil
@@ -853,8 +854,8 @@ def test_cache_can_be_disabled(monkeypatch, tmp_path):
 def test_parallel_scan_equals_serial_scan(tmp_path, monkeypatch):
     import random
 
-    from hermes_audit import parallel
-    from hermes_audit.scan import ScanOptions, run_scan
+    from hermes_audit.audits import parallel
+    from hermes_audit.audits.scan import ScanOptions, run_scan
 
     rng = random.Random(3)
     names = ["AGENTS.md", "CLAUDE.md", ".cursorrules", ".hermes.md", ".cursor/rules/a.mdc", "SOUL.md"]
@@ -895,7 +896,7 @@ def test_parallel_scan_equals_serial_scan(tmp_path, monkeypatch):
 
 
 def test_map_documents_small_work_stays_in_process():
-    from hermes_audit.parallel import map_documents
+    from hermes_audit.audits.parallel import map_documents
 
     assert map_documents(len, ["a", "bb", "ccc"], (), jobs=4) == [1, 2, 3]
 
@@ -906,7 +907,7 @@ def test_map_documents_shares_work_with_forked_workers(monkeypatch):
     import os
     import time
 
-    from hermes_audit import parallel
+    from hermes_audit.audits import parallel
 
     monkeypatch.setattr(parallel, "PARALLEL_MIN_CHARS", 1)
     docs = [f"doc {i} " * (i % 7 + 1) for i in range(48)]
@@ -926,7 +927,7 @@ def test_map_documents_shares_work_with_forked_workers(monkeypatch):
 def test_map_documents_recomputes_a_failed_workers_documents(monkeypatch, failure):
     import os
 
-    from hermes_audit import parallel
+    from hermes_audit.audits import parallel
 
     monkeypatch.setattr(parallel, "PARALLEL_MIN_CHARS", 1)
     parent = os.getpid()
@@ -949,7 +950,7 @@ def test_a_worker_whose_parent_is_gone_stops(monkeypatch):
     import multiprocessing
     import os
 
-    from hermes_audit import parallel
+    from hermes_audit.audits import parallel
 
     ctx = multiprocessing.get_context("fork")
     counter = ctx.Value("q", 0)
@@ -965,7 +966,7 @@ def test_a_worker_whose_parent_is_gone_stops(monkeypatch):
 
 
 def test_bounded_anchor_finds_every_match_start():
-    from hermes_audit.engine.prefilter import bounded_anchor
+    from hermes_audit.patterns.prefilter import bounded_anchor
 
     pat = r"""(?<![\w.])["']?[\w.-]{0,12}?(?:password|token)\s*[:=]\s*\S+"""
     kw, lo, hi = bounded_anchor(pat, re.I)
@@ -1024,7 +1025,7 @@ def _reference_zero_width(text, params):
 def _reference_confusables(text, params):
     from hermes_audit.engine import payloads as p
     from hermes_audit.engine.deobfuscate import confusable_prototypes
-    from hermes_audit.engine.detectors import DetectorHit
+    from hermes_audit.findings import DetectorHit
     from hermes_audit.engine.unicode_chars import printable
 
     protos = confusable_prototypes()
@@ -1142,7 +1143,7 @@ _YAML_ATOMS = ["a", "b", "env_requires", "distribution_owned", "name", ":", ": "
 @example('"env\\x5frequires": [{name: GITHUB_TOKEN}]\nname: x\n')
 @example('name: x\n"distribution\\u005fowned": [../up, memories/a]\n')
 def test_yaml_detector_prechecks_equal_full_parse(text):
-    from hermes_audit import profile_audit
+    from hermes_audit.audits import profile_checks as profile_audit
     from hermes_audit.documents.inputs import duplicate_yaml_keys
 
     assert duplicate_yaml_keys(text) == _reference_duplicate_keys(text)
@@ -1159,7 +1160,7 @@ def test_yaml_detector_prechecks_equal_full_parse(text):
 
 def test_yaml_prechecks_keep_escaped_keys():
     """A key spelled with escapes in a double-quoted scalar still reaches the checks (the pre-check's gap)."""
-    from hermes_audit import profile_audit
+    from hermes_audit.audits import profile_checks as profile_audit
     from hermes_audit.documents.inputs import duplicate_yaml_keys
 
     assert list(profile_audit.detect_distribution_manifest(
@@ -1274,9 +1275,9 @@ def test_loading_with_scan_memo_equals_loading_without(tree, tmp_path, monkeypat
     """Whole-scan results (verdicts, every finding including the loading family's, notes) are the same
     whether the loading simulation reuses the per-document scans or scans every text again; and the
     memo is used."""
-    from hermes_audit import scan as scan_mod
+    from hermes_audit.audits import scan as scan_mod
     from hermes_audit.hermes.verdict import MemoScanner
-    from hermes_audit.scan import ScanOptions, run_scan
+    from hermes_audit.audits.scan import ScanOptions, run_scan
 
     if tree == "memo":
         root = _memo_tree(tmp_path / "t")
@@ -1346,7 +1347,7 @@ def test_safe_path_shortcut_equals_escaping_on_every_code_point():
     unchanged (checked for every code point; the shortcut and ``printable`` both work character by
     character below the length bound), and whole texts agree."""
     from hermes_audit.engine.unicode_chars import printable
-    from hermes_audit.reporters import json_report as jr
+    from hermes_audit.engine import unicode_chars as jr
 
     accepted = [chr(i) for i in range(0x110000) if chr(i) == jr.safe_path(chr(i)) and
                 not (0xD800 <= i <= 0xDFFF)]
@@ -1365,7 +1366,7 @@ def test_short_literals_in_long_text_are_exact():
     """Keywords of one to three characters in a long text are answered by one search of the joined tokens
     (no character-pair set): exact for keywords inside tokens, at token edges, across whitespace (never a
     match), in tokens too long to index, and absent."""
-    from hermes_audit.engine.prefilter import DIRECT_SEARCH_CHARS, MAX_INDEXED_TOKEN
+    from hermes_audit.patterns.prefilter import DIRECT_SEARCH_CHARS, MAX_INDEXED_TOKEN
 
     long_token = "q" * (MAX_INDEXED_TOKEN + 5) + "zx\u212a"
     base = "alpha beta-gamma\tdelta_9 (paren) " + long_token + " \u00e9t\u00e9 ß "
@@ -1383,7 +1384,7 @@ def test_short_literals_in_long_text_are_exact():
 def test_may_be_boundary_never_rejects_a_real_boundary():
     """``_may_be_boundary`` answers False only where ``\\b`` fails, for ``re`` and ``regex``, on every pair of a
     sample holding every ASCII character and non-ASCII letters, digits, marks and punctuation."""
-    from hermes_audit.engine.prefilter import _may_be_boundary
+    from hermes_audit.patterns.prefilter import _may_be_boundary
 
     sample = [chr(c) for c in range(128)] + list("\u00e9\u212a\u017f\u0660\u0301\u2019\u00a0\u200b\u4e00_\uff3f")
     b_re, b_regex = re.compile(r"\b"), regex.compile(r"\b")
@@ -1402,7 +1403,7 @@ def test_boundary_filtered_anchor_windows_equal_finditer(cat):
     """Patterns found from a keyword inside a bounded window whose matches open with ``\\b`` try only the
     window positions that may be a word boundary; the matches are those of ``finditer``, on catalog examples
     glued with word, non-word and non-ASCII characters, dense enough to keep the anchored path."""
-    from hermes_audit.engine.prefilter import starts_at_boundary
+    from hermes_audit.patterns.prefilter import starts_at_boundary
 
     checked = 0
     for r, i, p in _audit_patterns(cat):
@@ -1444,7 +1445,7 @@ def test_narrowed_window_starts_equal_finditer(shape, engine, ci, parts, repeat)
     """Patterns whose part before the anchor keyword is one-character nodes (and an opening look-behind of one
     class) are tried only at the starts :func:`_window_starts` keeps: the matches equal ``finditer``'s, for
     ``re`` and ``regex``, case-sensitive or not, on texts dense with keywords, quotes and look-alikes."""
-    from hermes_audit.engine.prefilter import narrowing
+    from hermes_audit.patterns.prefilter import narrowing
 
     mod = re if engine == "re" else regex
     pat = mod.compile(shape, mod.IGNORECASE if ci else 0)
@@ -1458,7 +1459,7 @@ def test_narrowed_window_starts_equal_finditer(shape, engine, ci, parts, repeat)
 def test_window_starts_of_a_long_identifier_are_few():
     """HA406-like shape: before ``password`` in a long identifier only the run's start (and just after a quote)
     can start a match, not every position of the 41-character window."""
-    from hermes_audit.engine.prefilter import _window_starts, narrowing
+    from hermes_audit.patterns.prefilter import _window_starts, narrowing
 
     pat = regex.compile(_NARROW_SHAPES[0], regex.I)
     nar = narrowing(pat)
@@ -1474,7 +1475,7 @@ def test_catalog_narrowing_equals_finditer(cat):
     """Every audit pattern with a narrowing (prefix runs or other-keyword checks) on its examples glued with
     word characters, quotes, separators and its leading keywords repeated alone (many occurrences without the
     pattern's other keywords): the same matches as ``finditer``."""
-    from hermes_audit.engine.prefilter import narrowing
+    from hermes_audit.patterns.prefilter import narrowing
 
     checked = runs = 0
     for r, i, p in _audit_patterns(cat):
@@ -1514,7 +1515,7 @@ def test_other_keyword_checks_equal_finditer(shape, engine, parts, repeat):
     """A keyword occurrence is skipped when no occurrence of the pattern's other keywords lies within the
     largest match width after the window's starts; separators of every length up to the limit put the other
     keyword exactly at that reach: the matches equal ``finditer``'s, for ``re`` and ``regex``."""
-    from hermes_audit.engine.prefilter import narrowing
+    from hermes_audit.patterns.prefilter import narrowing
 
     mod = re if engine == "re" else regex
     pat = mod.compile(shape, mod.IGNORECASE)
@@ -1542,8 +1543,8 @@ def test_cached_narrowing_records_equal_derived(cat, tmp_path, monkeypatch):
     narrowing built from such a record has the same width, clauses and helper patterns as a derived one."""
     import marshal
 
-    from hermes_audit.engine import prefilter
-    from hermes_audit.engine.catalog import _CACHE, default_rules_dir
+    from hermes_audit.patterns import prefilter
+    from hermes_audit.patterns.catalog import _CACHE, default_rules_dir
 
     patterns = [materialize(c) for r in [*cat.parity.rules, cat.parity.invisible_rule, *cat.rules]
                 for c in r.compiled]
@@ -1585,7 +1586,7 @@ def test_cached_narrowing_records_equal_derived(cat, tmp_path, monkeypatch):
 
 def test_malformed_narrowing_record_is_derived_again():
     """A cache record of the wrong shape is ignored (the narrowing is derived from the pattern instead)."""
-    from hermes_audit.engine import prefilter
+    from hermes_audit.patterns import prefilter
 
     pat = regex.compile(r"(?<![\w.])[\w.-]{0,40}password\s*=")
     key = f"{int(pat.flags)}\x00{pat.pattern}"
@@ -1744,7 +1745,7 @@ def test_dense_keywords_equal_finditer(shape, engine, unit, tail):
 
 def test_dense_identifier_run_takes_the_look_behind_starts():
     """``access-key:access-key:...`` has no character outside the look-behind's class: no start but 0 is tried."""
-    from hermes_audit.engine.prefilter import _behind_starts, _many_occurrences, narrowing
+    from hermes_audit.patterns.prefilter import _behind_starts, _many_occurrences, narrowing
 
     pat = regex.compile(_DENSE_SHAPES[0], regex.IGNORECASE)
     text = "access-key:" * 5000
@@ -1763,7 +1764,7 @@ def test_dense_identifier_run_takes_the_look_behind_starts():
 @given(parts=st.lists(st.sampled_from(list("ab_9 .-\n") + ["add", "ADD", "\u212a", "\u017f", "\u00e9"]), max_size=120),
        s=st.sampled_from(["add", "ab", "a", "aba", "b9", "a-b"]))
 def test_ascii_word_starts_equal_the_filtered_occurrences(parts, s):
-    from hermes_audit.engine.prefilter import _ASCII_WORD, _ascii_word_starts
+    from hermes_audit.patterns.prefilter import _ASCII_WORD, _ascii_word_starts
 
     text = "".join(parts)
     folded = fold(text)
@@ -1777,7 +1778,7 @@ def test_ascii_word_starts_equal_the_filtered_occurrences(parts, s):
 
 
 def test_a_leading_look_around_keeps_the_word_boundary_start():
-    from hermes_audit.engine.prefilter import starts_at_boundary
+    from hermes_audit.patterns.prefilter import starts_at_boundary
 
     assert starts_at_boundary(r"(?<!not\s)\b(?:add|append)\b", re.I)
     assert starts_at_boundary(r"(?=a)(?<!x)\badd", re.I)
@@ -1835,7 +1836,7 @@ def test_keyword_occurrences_equal_every_position(text, keywords, limits, repeat
     different limits (the cached list is extended); ``word_starts`` drops exactly the positions after an ASCII
     word character of the text, or gives the first unfiltered ones (more than ``most``) when the occurrences
     are too many to filter."""
-    from hermes_audit.engine.prefilter import _ASCII_WORD
+    from hermes_audit.patterns.prefilter import _ASCII_WORD
 
     big = text * repeat
     idx = LiteralIndex(big)
@@ -1883,7 +1884,7 @@ def test_catalog_cheap_key_skips_reading_only_while_rule_files_are_unchanged(tmp
     import os
     import shutil
 
-    from hermes_audit.engine import catalog as C
+    from hermes_audit.patterns import catalog as C
 
     rules = tmp_path / "rules"
     shutil.copytree(C.default_rules_dir(), rules)
@@ -1956,7 +1957,7 @@ def _tail_compile(shape: str, engine: str, flags: int):
 
 def _tail_strict(monkeypatch, scan: bool) -> None:
     """Switch off every cost heuristic of :func:`_tail_starts`, so only its exact reasoning decides."""
-    from hermes_audit.engine import prefilter as pf
+    from hermes_audit.patterns import prefilter as pf
 
     monkeypatch.setattr(pf, "TAIL_MIN_CHARS", 0)
     monkeypatch.setattr(pf, "TAIL_MIN_REACH", 0)
@@ -1971,7 +1972,7 @@ def _tail_strict(monkeypatch, scan: bool) -> None:
 def test_tail_starts_hold_every_match_start(monkeypatch, shape, engine, ci, scan, parts):
     """Every start ``finditer`` reports (and every start where ``match`` succeeds, overlapping ones included)
     is among :func:`_tail_starts`' candidates, whether the probe is found per keyword or by one scan."""
-    from hermes_audit.engine.prefilter import _tail_starts, tail_branches
+    from hermes_audit.patterns.prefilter import _tail_starts, tail_branches
 
     _tail_strict(monkeypatch, scan)
     pat = _tail_compile(shape, engine, re.IGNORECASE if ci else 0)
@@ -1998,7 +1999,7 @@ def test_dense_heads_with_tail_starts_equal_finditer(monkeypatch, shape, engine,
     """Dense keywords (the loop gives up on them) with the tail-first step at its real settings (but for the
     text size): the matches, overlapping candidates and ``finditer``'s resumption after each match included,
     are ``finditer``'s."""
-    from hermes_audit.engine import prefilter as pf
+    from hermes_audit.patterns import prefilter as pf
 
     monkeypatch.setattr(pf, "TAIL_MIN_CHARS", 0)
     pat = _tail_compile(shape, engine, re.IGNORECASE)
@@ -2009,8 +2010,8 @@ def test_dense_heads_with_tail_starts_equal_finditer(monkeypatch, shape, engine,
 def test_tail_first_rules_out_dense_heads_without_their_tail():
     """Glued environment dumps (no request call) and verbs without a URL: no candidate start at all, where
     the plain search tried each of them across its gap (issue 8: ~700 ms/MB for the dumps)."""
-    from hermes_audit.engine import prefilter as pf
-    from hermes_audit.engine.prefilter import _tail_starts
+    from hermes_audit.patterns import prefilter as pf
+    from hermes_audit.patterns.prefilter import _tail_starts
 
     cat = load_catalog()
     for code, i, text in [("HA401", 5, "dict(os.environ)" * 20_000), ("HA401", 5, "axios.s.env " * 20_000),
@@ -2024,7 +2025,7 @@ def test_tail_first_rules_out_dense_heads_without_their_tail():
 
 def test_tail_split_refuses_what_would_change_meaning():
     """Back-references, whole-pattern inline flags, verbose mode and probes without keywords: no tail step."""
-    from hermes_audit.engine.prefilter import tail_branches
+    from hermes_audit.patterns.prefilter import tail_branches
 
     for src, flags in [(r"(a)\bsend[^\n]{0,40}\1to", 0), (r"(?i)send[^\n]{0,40}to", 0),
                        (r"send[^\n]{0,40}to", re.VERBOSE), (r"send[^\n]{0,40}(?:x)?", 0),
@@ -2038,7 +2039,7 @@ def test_tail_split_refuses_what_would_change_meaning():
 def test_tail_starts_keep_matches_at_the_exact_reach(monkeypatch, scan, engine):
     """A tail exactly ``near`` or ``far`` characters after the start (shortest and longest head, empty and
     full gap) still leaves the start a candidate."""
-    from hermes_audit.engine.prefilter import _tail_starts
+    from hermes_audit.patterns.prefilter import _tail_starts
 
     _tail_strict(monkeypatch, scan)
     mod = re if engine == "re" else regex
@@ -2066,7 +2067,7 @@ def test_threat_scanner_keyword_accelerator_equals_reference(parts, scope, versi
     ``hermes-audit[fast]`` for the parity prefilter when it is installed, or, with ``share_keywords``, the
     audit's shared keyword search; dense keywords make the one pass give up (issue 8). Verdicts and located
     hits equal the reference either way."""
-    from hermes_audit.engine import keywords
+    from hermes_audit.patterns import keywords
 
     saved = keywords.ENABLED
     keywords.ENABLED = accelerated and saved
@@ -2135,8 +2136,9 @@ def test_keyword_dispatch_equals_trying_every_pattern(cat, data):
     from hermes_audit.documents.document import Document
     from hermes_audit.documents.kinds import DocumentKind
     from hermes_audit.engine import engine as engine_module
-    from hermes_audit.engine.engine import Engine, Views
-    from hermes_audit.engine.prefilter import DIRECT_SEARCH_CHARS
+    from hermes_audit.audits.detectors import AuditEngine as Engine
+    from hermes_audit.engine.engine import Views
+    from hermes_audit.patterns.prefilter import DIRECT_SEARCH_CHARS
 
     _accelerator()
     vocabulary = _dispatch_vocabulary(cat)
@@ -2176,7 +2178,7 @@ def test_keyword_dispatch_follows_a_rebuilt_keyword_search(cat, monkeypatch):
     from hermes_audit.documents.document import Document
     from hermes_audit.documents.kinds import DocumentKind
     from hermes_audit.engine import engine as engine_module
-    from hermes_audit.engine.engine import Engine
+    from hermes_audit.audits.detectors import AuditEngine as Engine
 
     keywords = _accelerator()
     # a bare carriage return (HA320) is a one-character keyword, outside the accelerator: always tried
@@ -2223,7 +2225,7 @@ def test_engine_applicable_rules_equal_applies_to(cat):
     """The engine decides which rules apply to a document kind once per set of rule kinds (issue 8): the same
     rules, in the same order, as asking every rule's ``applies_to``."""
     from hermes_audit.documents.kinds import DocumentKind
-    from hermes_audit.engine.engine import Engine
+    from hermes_audit.audits.detectors import AuditEngine as Engine
 
     engine = Engine(cat.rules)
     for kind in DocumentKind:
@@ -2234,7 +2236,7 @@ def test_literal_opening_scan_equals_finditer(cat):
     """Issue 8 (worst case per rule): a pattern written to open with its one leading keyword (``\\bdd``, Hangul)
     is searched with one ``finditer`` when that keyword is dense; the matches are those of ``finditer``, on
     texts dense enough to take that path and on sparse ones that do not."""
-    from hermes_audit.engine import prefilter as pf_mod
+    from hermes_audit.patterns import prefilter as pf_mod
 
     taken = 0
     for r, i, p in _audit_patterns(cat):
@@ -2286,7 +2288,7 @@ def test_rule_gates_leave_odd_patterns_alone():
     top-level ``|`` and global inline flags keep a pattern out of every group."""
     import regex as rx
 
-    from hermes_audit.engine.catalog import Rule
+    from hermes_audit.patterns.catalog import Rule
     from hermes_audit.engine.engine import rule_gates
     from hermes_audit.findings import Confidence, Severity
 
@@ -2316,8 +2318,8 @@ def test_locate_skips_a_text_dense_with_keywords_in_its_opening_only(monkeypatch
     """Issue 8: :meth:`LiteralIndex.locate` reads the text's opening once; it lists nothing when more than
     ``LOCATE_SAMPLE_CHARS // LOCATE_CHARS_PER_HIT`` occurrences end within the opening, and otherwise goes
     on with the same pass (each list then equals the one-by-one search)."""
-    from hermes_audit.engine import keywords
-    from hermes_audit.engine import prefilter as pf
+    from hermes_audit.patterns import keywords
+    from hermes_audit.patterns import prefilter as pf
 
     if not keywords.available():
         pytest.skip("the keyword accelerator is not installed")
@@ -2407,7 +2409,7 @@ def _dense_near_miss(r, size: int) -> str:
     """``size`` characters of rule ``r``'s keywords (leading keywords and required literals of each pattern)
     separated by short fillers, with the rule's match examples spread through it: keywords once per 10 to 100
     characters, the density at which :func:`iter_matches` gives up on its per-occurrence loop."""
-    from hermes_audit.engine.prefilter import analyse
+    from hermes_audit.patterns.prefilter import analyse
 
     words: list = []
     for p in r.compiled:
@@ -2432,7 +2434,7 @@ def test_iter_matches_equals_finditer_on_dense_long_texts(cat, monkeypatch, chea
     search (whose probe skips keyword occurrences just after a word character when it opens with ``\\b``),
     both choices give ``finditer``'s matches, for every audit pattern of the rules that open with several
     keywords."""
-    from hermes_audit.engine import prefilter
+    from hermes_audit.patterns import prefilter
 
     monkeypatch.setattr(prefilter, "_starts_cheaper", lambda compiled, text, starts, deadline: cheaper)
     checked = 0
@@ -2477,7 +2479,7 @@ def test_follow_checks_keep_every_match_start(data):
     """Issue 8: keyword occurrences followed by a character that cannot follow them in a match are never tried
     (``follow_checks``), and keyword lists come from one ``re`` scan (``LiteralIndex.occurrences``); with both
     on for short texts, both engines and cases, ``iter_matches`` gives ``finditer``'s matches."""
-    from hermes_audit.engine import prefilter as pf
+    from hermes_audit.patterns import prefilter as pf
 
     engine = data.draw(st.sampled_from([re, regex]))
     src = data.draw(st.sampled_from(_FOLLOW_PATTERNS))
@@ -2501,7 +2503,7 @@ def test_follow_checks_keep_every_match_start(data):
 def test_follow_checks_keep_every_match_start_of_each_piece():
     """The same as above for each of :data:`_FOLLOW_PIECES` alone and after a keyword, every pattern, both
     engines, both cases, both ways of finding the occurrences."""
-    from hermes_audit.engine import prefilter as pf
+    from hermes_audit.patterns import prefilter as pf
 
     checked = 0
     for src in _FOLLOW_PATTERNS:
@@ -2523,7 +2525,7 @@ def test_follow_checks_keep_every_match_start_of_each_piece():
 
 
 def test_follow_checks_refuse_what_they_cannot_vouch_for():
-    from hermes_audit.engine.prefilter import follow_checks
+    from hermes_audit.patterns.prefilter import follow_checks
 
     def fc(src, flags=re.IGNORECASE, engine=regex):
         return follow_checks(engine.compile(src, flags))
@@ -2546,7 +2548,7 @@ def test_follow_checks_refuse_what_they_cannot_vouch_for():
 def test_follow_checks_rule_out_dense_keywords_glued_to_letters():
     """On a long text of ``dig`` glued to other words (the worst case of HA401's DNS pattern), no occurrence is
     a candidate start, whichever way the occurrences are found."""
-    from hermes_audit.engine import prefilter as pf
+    from hermes_audit.patterns import prefilter as pf
 
     cat = load_catalog()
     rule = next(r for r in cat.rules if r.code == "HA401")
@@ -2567,7 +2569,7 @@ def test_follow_checks_rule_out_dense_keywords_glued_to_letters():
        st.sampled_from(["a", "ab", "aba", "abab", "b.", "\u212a", "ss", ""]), st.integers(1, 50),
        st.lists(st.integers(0, 300), min_size=1, max_size=4))
 def test_keyword_lists_from_one_scan_equal_find(text, word, repeat, mosts):
-    from hermes_audit.engine import prefilter as pf
+    from hermes_audit.patterns import prefilter as pf
 
     big = text * repeat
     folded = fold(big)

@@ -94,6 +94,7 @@ def test_auditor_mode_uses_the_base_commits_configuration_and_says_what_it_remov
     assert f"the configuration of the base commit {base[:12]} (.hermes-audit.toml)" in log
     assert "::notice title=hermes-audit: findings removed::" in log and "and 1 file from this report" in log
     assert "and 1 file from this report" in summary
+    assert "files left out: docs/AGENTS.md" in log  # named, so a reviewer sees what the configuration hides
 
 
 def test_auditor_mode_without_the_base_commit_in_the_clone(tmp_path, repo):
@@ -109,6 +110,17 @@ def test_a_push_trusts_the_configuration_but_says_what_it_removed(tmp_path, repo
     assert "auditor mode" not in log
     assert "::notice title=hermes-audit: findings removed::" in log, log
     assert re.search(r"removed [1-9]\d* findings? and 2 files from this report", summary), summary
+
+
+def test_a_merge_queue_run_is_audited_like_the_pull_request(tmp_path, repo):
+    """Red team (issue 18): ``merge_group`` runs the tree a pull request wrote; ``auditor: auto`` left it
+    trusting that tree's configuration (gate 0 with ``exclude = ["**"]``)."""
+    base = _commit(repo, {"AGENTS.md": "# Rules\n\nRun the tests.\n"})
+    _commit(repo, {".hermes-audit.toml": 'exclude = ["**"]\n', "AGENTS.md": POISON})
+    github = {"event_name": "merge_group", "event": {"merge_group": {"base_sha": base}}}
+    outputs, _, log, status, _ = _action(tmp_path, repo, {}, github)
+    assert status == 1 and outputs["gate"] == "1", log
+    assert "::notice title=hermes-audit: auditor mode::" in log and "the base commit" in log
 
 
 def test_auditor_input_overrides_the_event(tmp_path, repo):

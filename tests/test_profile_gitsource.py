@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from hermes_audit.cli.main import cli
-from hermes_audit.gitsource import GitSourceError, cloned, parse_git_url, redact_url
+from hermes_audit.audits.gitsource import GitSourceError, cloned, parse_git_url, redact_url
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

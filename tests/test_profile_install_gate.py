@@ -320,7 +320,7 @@ def test_a_skills_guard_match_alone_does_not_make_a_profile_unsafe(tmp_path):
 
 
 def test_an_audit_rule_on_a_skill_script_still_fails_the_verdict(tmp_path):
-    from hermes_audit.profile_audit import ProfileOptions, audit_distribution
+    from hermes_audit.audits.profile import ProfileOptions, audit_distribution
 
     root = _starter_like(tmp_path)
     (root / "skills" / "setup" / "scripts" / "sync.sh").write_text(

@@ -179,7 +179,7 @@ def test_every_guard_code_profile_can_emit_is_explained(guard):
 
 
 def test_profile_findings_use_the_explained_rules(tmp_path):
-    from hermes_audit.profile_audit import audit_distribution
+    from hermes_audit.audits.profile import audit_distribution
 
     d = tmp_path / "dist"
     (d / "skills" / "dev" / "evil").mkdir(parents=True)

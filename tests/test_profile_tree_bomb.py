@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_audit.gitsource import redact_url
+from hermes_audit.audits.gitsource import redact_url
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -70,7 +70,7 @@ def test_tree_bomb_is_refused_while_listing_with_bounded_memory(tmp_path):
 
 @needs_git
 def test_byte_limit_is_enforced_while_listing(tmp_path):
-    from hermes_audit.gitsource import GitSourceError, cloned
+    from hermes_audit.audits.gitsource import GitSourceError, cloned
 
     repo = tree_bomb(tmp_path, fanout=10, depth=3)  # 1,000 files of 10 bytes
     with pytest.raises(GitSourceError, match="more than 5,000 bytes"):

@@ -561,7 +561,7 @@ def test_scan_prompt_findings(tmp_path):
 
 
 def test_config_prompt_max_share(tmp_path):
-    from hermes_audit.config import ConfigError, load_config
+    from hermes_audit.cli.config import ConfigError, load_config
 
     w(tmp_path / ".hermes-audit.toml", "prompt-max-share = 0.4\n")
     assert load_config(tmp_path).prompt_max_share == 0.4

@@ -143,7 +143,7 @@ def _ours(case: dict, source) -> P.PromptReport:
         now=datetime.fromisoformat(case["now"]), system_message=case["system_message"], session_id=case["session_id"],
         environ=env)
     profile = get_profile("0.19")
-    from hermes_audit.engine.catalog import load_catalog
+    from hermes_audit.patterns.catalog import load_catalog
 
     return P.assemble(settings, profile, scanner_for(load_catalog().parity, "0.19"), source, counter=get_counter("chars"))
 

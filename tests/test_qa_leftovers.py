@@ -27,7 +27,8 @@ import yaml
 from click.testing import CliRunner
 
 from hermes_audit.cli.main import cli
-from hermes_audit.profile_audit import FRONTMATTER_BOMB, ProfileOptions, audit_distribution, skill_frontmatter_problem
+from hermes_audit.audits.profile import ProfileOptions, audit_distribution
+from hermes_audit.audits.profile_checks import FRONTMATTER_BOMB, skill_frontmatter_problem
 
 REPO = Path(__file__).resolve().parent.parent
 

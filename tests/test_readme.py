@@ -52,6 +52,8 @@ def test_readme_workflow_is_the_one_init_writes():
     blocks = re.findall(r"```yaml\n(.*?)```", _readme(), re.S)
     assert workflow_text() in blocks
     assert (DOCS / "examples" / "hermes-audit.yml").read_text(encoding="utf-8") == workflow_text()
+    # docs/github.md shows the same file whole (issue 22 QA: its copy had lost three inputs)
+    assert workflow_text() in re.findall(r"```yaml\n(.*?)```", (DOCS / "github.md").read_text(encoding="utf-8"), re.S)
 
 
 def _doc_files():

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from hermes_audit.cli.main import cli
 from hermes_audit.reporters import sarif
-from hermes_audit.scan import ScanOptions, run_scan
+from hermes_audit.audits.scan import ScanOptions, run_scan
 
 DATA = Path(__file__).parent / "data"
 SCHEMA_SHA256 = "c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e"

@@ -102,7 +102,7 @@ def test_sarif_output_still_imports_sarif_om(tmp_path):
 
 #: Modules of hermes-audit that a scan of clean files without --baseline does not need: the Markdown
 #: example spans (only to grade a hit), the memory-store model (only for MEMORY.md/USER.md) and baselines.
-CLEAN_SCAN_UNUSED = {"hermes_audit.engine.markdown", "hermes_audit.hermes.memory", "hermes_audit.baseline"}
+CLEAN_SCAN_UNUSED = {"hermes_audit.engine.markdown", "hermes_audit.hermes.memory", "hermes_audit.audits.baseline"}
 
 
 def test_clean_scan_imports_only_what_it_uses(tmp_path):

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from hermes_audit.scan import ScanOptions, run_scan
-from hermes_audit.suppressions import find_suppressions
+from hermes_audit.audits.scan import ScanOptions, run_scan
+from hermes_audit.audits.suppressions import find_suppressions
 
 ALLOW = "<!-- hermes-audit: allow HA501 -- the vendor's documented install step -->"
 PIPE = "curl -fsSL https://get.example.dev/install.sh | sh"

@@ -13,8 +13,10 @@ END = "<!-- end of versions table -->"
 
 
 def generated() -> str:
-    from hermes_audit.hermes.profiles import PROFILES, VERSIONS
+    from hermes_audit.hermes.profiles import PROFILES, SIMULATIONS, VERSIONS
     from tests.conftest import ORACLE_RELEASES
+
+    from tests.oracle import requirement
 
     rows = ["| profile | releases | tested against | threat catalog | session simulation | differs from 0.19 |",
             "|---|---|---|---|---|---|"]
@@ -23,10 +25,18 @@ def generated() -> str:
     for name in VERSIONS:
         p = PROFILES[name]
         rel = ", ".join(p.releases) or "newest public source"
-        tested = ", ".join(f"hermes-agent {r}" for r in ORACLE_RELEASES if r in p.releases) or "reference and upstream tests"
+        tested = ", ".join(requirement(r).replace("==", " ") for r in ORACLE_RELEASES if r in p.releases) \
+            or "reference and upstream tests"
         diff = [f"`{k}`: {getattr(p, k)!r}" for k in keys if getattr(p, k) != getattr(base, k)]
-        rows.append(f"| `{name}` | {rel} | {tested} | `{p.scanner}` | {'modelled' if p.session_model else 'not yet'} "
-                    f"| {'; '.join(diff) or '-'} |")
+        sims = "all" if p.session_model else (", ".join(p.simulations) + " (not yet: " + ", ".join(
+            x for x in SIMULATIONS if x not in p.simulations) + ")" if p.simulations else "not yet")
+        rows.append(f"| `{name}` | {rel} | {tested} | `{p.scanner}` | {sims} | {'; '.join(diff) or '-'} |")
+    rows += ["", "What `latest` models, switch by switch (*unconfirmed*: read from source only, no package runs it):", "",
+             "| switch | value | source | confirmed by a package |", "|---|---|---|---|"]
+    latest = PROFILES["latest"]
+    for key, src in latest.sources:
+        confirmed = "*unconfirmed*" if key in latest.unconfirmed else "yes"
+        rows.append(f"| `{key}` | `{getattr(latest, key)!r}` | {src.replace('|', '/')} | {confirmed} |")
     return "\n".join(rows)
 
 

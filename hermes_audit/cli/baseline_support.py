@@ -23,6 +23,7 @@ def _inside(path: Path, root: Path) -> bool:
 
 def _named_inside(path: Path, root: Path) -> bool:
     """True when ``path`` as written (no link resolved) lies below ``root``."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.documents.beneath import is_below
 
     a = os.path.abspath(path)
@@ -41,7 +42,8 @@ def prepare_baseline(opts, baseline: Optional[Path], write_to: Optional[Path], n
     notes: list[str] = []
     if baseline is None and write_to is None:
         return notes  # issue 8: a plain scan does not import the baseline module
-    from hermes_audit.baseline import BaselineError, load_baseline
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.audits.baseline import BaselineError, load_baseline
 
     if baseline is not None:
         if no_suppressions and _inside(baseline, root):
@@ -67,7 +69,8 @@ def finish_baseline(result, write_to: Optional[Path]) -> None:
     it is not added to the report's notes."""
     if write_to is None:
         return
-    from hermes_audit.baseline import Baseline, apply_baseline, build_baseline, dump_baseline, load_baseline
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.audits.baseline import Baseline, apply_baseline, build_baseline, dump_baseline, load_baseline
 
     target = Path(write_to)
     previous: Optional[Baseline] = None

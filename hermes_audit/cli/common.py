@@ -28,7 +28,8 @@ class CliError(click.ClickException):
 def one_line(text: str, limit: int = 2000) -> str:
     """``text`` for stderr: control, bidi and undecodable characters escaped (a path from a hostile
     repository cannot move the cursor or recolour the terminal), newlines included."""
-    from hermes_audit.reporters.json_report import safe_path
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.engine.unicode_chars import safe_path
 
     return log_safe(safe_path(text)[:limit])
 
@@ -38,6 +39,7 @@ def log_safe(text: str, keep_commands: bool = False) -> str:
     with every workflow-command marker broken (:func:`~hermes_audit.reporters.workflow.neutralise`), so no
     line of it is obeyed by the runner; unchanged elsewhere. ``keep_commands``: the text is hermes-audit's
     own annotations (``--format github``)."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.reporters.workflow import ci_log, neutralise
 
     return neutralise(text, keep_commands) if ci_log() else text
@@ -76,6 +78,7 @@ def write_output(text: str, output: Optional[Path], color: Optional[bool] = None
     if output is None:
         click.echo(log_safe(text, keep_commands=commands), nl=False, color=color)
         return
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.atomic import atomic_write_text
 
     out = Path(output)
@@ -88,6 +91,7 @@ def write_output(text: str, output: Optional[Path], color: Optional[bool] = None
         return
     if not out.parent.is_dir():
         raise CliError(f"cannot write {output}: directory {out.parent} does not exist")
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.atomic import OutsideRoot
 
     try:
@@ -143,6 +147,7 @@ def exact_or_safe(text: str, output) -> str:
     :func:`~hermes_audit.reporters.workflow.ci_escape` (a note on stderr says so: ``-o FILE`` has the exact
     bytes), so no line of a file's text is obeyed as a workflow command."""
     if output is None:
+        # start-up time: a command (and a report format) imports only what it runs
         from hermes_audit.reporters.workflow import ci_escape, ci_log
 
         if ci_log():
@@ -182,7 +187,8 @@ def resolve_hermes_version(value: Optional[str], path_env: Optional[str] = None)
     hermes-agent (:func:`hermes_audit.documents.installed_hermes.find_installed_hermes`) and uses
     its profile, else ``latest``. Raises :class:`CliError` for a version no profile models.
     """
-    from hermes_audit.documents.installed_hermes import find_installed_hermes
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.documents.installed_hermes import find_installed_hermes, hermes_command
     from hermes_audit.hermes.profiles import profile_name_for
 
     if value is not None and value.strip().lower() != "auto":
@@ -193,8 +199,15 @@ def resolve_hermes_version(value: Optional[str], path_env: Optional[str] = None)
     explicit = value is not None
     found = find_installed_hermes(path_env)
     if found is None:
+        if not explicit:
+            return "latest", ""
+        command = hermes_command(path_env)
+        if command:
+            return "latest", (f"note: --hermes-version auto cannot tell the version of {one_line(command)} (not a Python "
+                              "entry point of an environment holding hermes-agent); using latest; pin one with "
+                              "--hermes-version")
         return "latest", ("note: --hermes-version auto found no installed hermes-agent (no package in this "
-                          "environment, no hermes on PATH); using latest" if explicit else "")
+                          "environment, no hermes on PATH); using latest")
     try:
         name = profile_name_for(found.version)
     except ValueError:
@@ -220,8 +233,8 @@ class HermesVersionType(click.ParamType):
 
 HERMES_VERSION = HermesVersionType()
 #: The --hermes-version help, shared by every command.
-HERMES_VERSION_HELP = ("Hermes version to predict: a release (0.15.0 to 0.19.0), a profile (latest, 0.19, 0.18, 0.15) "
-                       "or auto (the installed hermes-agent) [default: auto, else latest].")
+HERMES_VERSION_HELP = ("Hermes version to predict: a release (0.15.0 to 0.19.0, 0.20.1), a profile (latest, 0.20, 0.19, "
+                       "0.18, 0.15) or auto (the installed hermes-agent) [default: auto, else latest].")
 
 
 def default_hermes_version(value: Optional[str]) -> str:

@@ -26,7 +26,8 @@ from hermes_audit.cli.common import echo_err, HERMES_VERSION, HERMES_VERSION_HEL
 
 
 def _scanner(version: str):
-    from hermes_audit.engine.catalog import CatalogError, load_catalog
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.patterns.catalog import CatalogError, load_catalog
     from hermes_audit.hermes.threats import scanner_for
 
     try:
@@ -54,6 +55,7 @@ _GLYPH = {
 
 def render_context_text(report, include_soul: bool) -> str:
     """The readable report of :func:`hermes_audit.hermes.context.simulate_context`."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.hermes.context import TYPE_TITLES
     from hermes_audit.hermes.truncation import UnknownText
 
@@ -102,6 +104,7 @@ def render_context_text(report, include_soul: bool) -> str:
                 else:
                     lines.append("    no Markdown heading falls in the omitted middle")
                 try:
+                    # start-up time: a command (and a report format) imports only what it runs
                     from hermes_audit.hermes.truncation import slice_text
 
                     head = slice_text(s.text, 0, min(tr.head_chars, 160))
@@ -141,6 +144,7 @@ def render_context_text(report, include_soul: bool) -> str:
 
 
 def _context_exit(report) -> int:
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.hermes.context import BLOCKED, HANG
 
     if report.hang is not None or (report.soul is not None and report.soul.status == HANG):
@@ -160,7 +164,7 @@ def _context_exit(report) -> int:
               help="HERMES_HOME (SOUL.md, config.yaml) [default: $HERMES_HOME or ~/.hermes].")
 @click.option("--hermes-version", type=HERMES_VERSION, default=None, help=HERMES_VERSION_HELP)
 @click.option("--context-length", type=int, default=None, metavar="TOKENS",
-              help="The model's context window; Hermes derives the cap from it (tokens x 4 x 0.06, 20,000 to 500,000; 0 or less means unknown, as in Hermes).")
+              help="The model's context window; Hermes derives the cap from it (tokens x 4 x 0.06, 20,000 to 500,000; 0 or less means unknown, as in Hermes) [default: config.yaml model.context_length, else unknown].")
 @click.option("--max-chars", type=click.IntRange(min=1), default=None, metavar="N",
               help="The cap itself, as if context_file_max_chars were set in config.yaml.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
@@ -179,10 +183,12 @@ def context(cwd, hermes_home, hermes_version, context_length, max_chars, config_
     and its source, and SOUL.md. --render prints the exact '# Project Context' block Hermes injects."""
     hermes_version = default_hermes_version(hermes_version)
     try:
-        require_session_model(get_profile(hermes_version), 'hermes-audit context (the session simulation)')
+        require_session_model(get_profile(hermes_version), 'hermes-audit context (the session simulation)', 'context')
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    from hermes_audit.hermes.context import cap_from_config, default_hermes_home, read_hermes_config, simulate_context
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.hermes.context import (cap_from_config, default_hermes_home, model_context_length, read_hermes_config,
+                                            simulate_context)
     from hermes_audit.hermes.truncation import UnknownText
 
     if context_length is not None and max_chars is not None:
@@ -194,6 +200,8 @@ def context(cwd, hermes_home, hermes_version, context_length, max_chars, config_
     if config_path is not None and not config_path.exists():
         raise CliError(f"{config_path}: no such file")
     config, problem = read_hermes_config(cfg_path)
+    if context_length is None and max_chars is None:
+        context_length = model_context_length(config)  # as `prompt` does (issue 22 QA: the two disagreed)
     cap = cap_from_config(config, context_length, str(cfg_path), max_chars)
     profile, scanner = _scanner(hermes_version)
     stalled = len(scanner.stalls)
@@ -234,7 +242,7 @@ def render_hints_text(report, show_text: bool = True) -> str:
     p = report.profile
     lines = [f"{p.label}: subdirectory hints for a session in {report.working_dir}"]
     cap = p.hint_max_chars
-    how = "head kept, rest dropped silently" if p.lineage == "0.19" else "head and tail kept around a marker"
+    how = "head and tail kept around a marker" if p.hint_head_tail else "head kept, rest dropped silently"
     lines.append(f"  per-file cap: {_fmt_chars(cap)} characters ({how})")
     if report.mode == "all":
         lines.append("  worst case (--all): every directory of the tree touched once, in path order")
@@ -318,9 +326,10 @@ def hints(paths, cwd, trace, all_dirs, hermes_version, home, no_text, fmt, outpu
     """
     hermes_version = default_hermes_version(hermes_version)
     try:
-        require_session_model(get_profile(hermes_version), 'hermes-audit hints (the subdirectory-hint simulation)')
+        require_session_model(get_profile(hermes_version), 'hermes-audit hints (the subdirectory-hint simulation)', 'hints')
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.hermes.hints import BLOCKED, UNPREDICTABLE, TraceError, read_trace, simulate_hints
 
     if all_dirs and (trace is not None or paths):
@@ -339,6 +348,7 @@ def hints(paths, cwd, trace, all_dirs, hermes_version, home, no_text, fmt, outpu
             raise CliError(str(exc)) from None
     calls.extend(("read_file", {"path": p}) for p in paths)
     profile, scanner = _scanner(hermes_version)
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.cli.progress import Progress
 
     stalled = len(scanner.stalls)

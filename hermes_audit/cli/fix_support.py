@@ -1,4 +1,4 @@
-"""``scan --fix`` / ``--diff`` / ``--fix-hermes-blocking``: the CLI side of :mod:`hermes_audit.fix`.
+"""``scan --fix`` / ``--diff`` / ``--fix-hermes-blocking``: the CLI side of :mod:`hermes_audit.audits.fix`.
 
 * ``--diff`` prints a unified diff of what ``--fix`` would change (invisible
   characters written as ``<U+XXXX>``) and writes nothing; exit code 1 when
@@ -18,6 +18,7 @@ from typing import Sequence
 import click
 
 from hermes_audit.cli.common import EXIT_CLEAN, EXIT_FINDINGS, CliError, log_safe
+from hermes_audit.cli.common import one_line
 
 
 def run_fix(result, targets: Sequence[Path], opts, fix: bool, hermes_blocking: bool, diff: bool):
@@ -26,18 +27,24 @@ def run_fix(result, targets: Sequence[Path], opts, fix: bool, hermes_blocking: b
     With ``diff`` the process exits here (nothing is written). Raises
     :class:`CliError` for a usage error.
     """
-    from hermes_audit.engine.catalog import load_catalog
-    from hermes_audit.fix import FixError, plan_for_document, unified_diff, write_plan
-    from hermes_audit.scan import run_scan
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.patterns.catalog import load_catalog
+    from hermes_audit.audits.fix import FixError, plan_for_document, unified_diff, write_plan
+    from hermes_audit.hermes.profiles import get_profile
+    from hermes_audit.audits.scan import run_scan
 
     if hermes_blocking and not (fix or diff):
         raise CliError("--fix-hermes-blocking needs --fix or --diff")
-    invisible = None
+    invisible, keep_bom = None, True
     if hermes_blocking:
-        invisible = load_catalog(opts.rules_dir).parity.versions[result.hermes_version].invisible_chars
+        # the profile names its scanner's catalog (0.18 uses 0.19's; 0.15-0.17 their own) and whether Hermes
+        # scans a leading BOM as text (0.15.0-0.18.2 block a file for it)
+        profile = get_profile(result.hermes_version)
+        invisible = load_catalog(opts.rules_dir).parity.versions[profile.scanner].invisible_chars
+        keep_bom = profile.strip_bom_before_scan
     plans = []
     for fr in result.files:
-        plan = plan_for_document(fr.document, invisible)
+        plan = plan_for_document(fr.document, invisible, keep_bom)
         if plan is not None and plan.changed:
             plans.append(plan)
     if diff:
@@ -54,7 +61,6 @@ def run_fix(result, targets: Sequence[Path], opts, fix: bool, hermes_blocking: b
             click.echo(log_safe(f"hermes-audit: not fixed: {exc}"), err=True)  # FixError messages escape the path
             continue
         reasons = sorted({e.reason for e in plan.edits})
-        from hermes_audit.cli.common import one_line
 
         click.echo(f"hermes-audit: fixed {one_line(plan.path)}: removed {plan.removed_chars} character(s) ({', '.join(reasons)})",
                    err=True)

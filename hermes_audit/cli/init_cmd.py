@@ -72,7 +72,7 @@ HOOK_ENTRY = (
 #: SHA), warns about a branch name and never updates a branch it has cached; ``autoupdate`` writes the
 #: newest tag, or the newest commit's SHA while the repository has no tag.
 UNPINNED_COMMENT = (
-    "  # no hermes-audit release tag yet: pin this to a commit with\n"
+    "  # while hermes-audit has no release tag, this pins rev to its newest commit (and later updates it):\n"
     "  #   pre-commit autoupdate --repo {url}\n"
 )
 
@@ -148,6 +148,7 @@ def hook_entry(indent: int = 2) -> str:
 def _atomic_write(path: Path, text: str, mode: Optional[int] = None, root: Optional[Path] = None) -> None:
     """Write ``path`` atomically below ``root`` (the repository): never through a symbolic link out of it,
     also when a directory is swapped for one after the checks (issue 18, item 7). Raises :class:`CliError`."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.atomic import OutsideRoot, atomic_write_text
 
     try:
@@ -174,6 +175,7 @@ def _read_text(path: Path) -> str:
 
 
 def _load_yaml(text: str, path: Path):
+    # start-up time: hermes.distribution imports PyYAML, which a scan of Markdown files does not need
     import yaml
 
     from hermes_audit.hermes.distribution import YamlLimitError, load_yaml_bounded
@@ -360,6 +362,7 @@ def init(target: Optional[Path], no_pre_commit: bool, no_workflow: bool, dry_run
     and writes .github/workflows/hermes-audit.yml (only if it does not exist).
     Existing content is never replaced; running it again changes nothing.
     """
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.documents.gitroot import find_git_root
 
     if target is None:

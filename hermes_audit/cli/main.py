@@ -8,6 +8,7 @@ import click
 
 from hermes_audit import __version__
 from hermes_audit.cli.common import EXIT_ERROR
+from hermes_audit.cli.common import one_line
 
 #: name -> (module, attribute). A command whose module is not present is simply not offered.
 _COMMANDS = {
@@ -45,8 +46,6 @@ class OneLineUsageError(click.UsageError):
         return new
 
     def show(self, file=None) -> None:
-        from hermes_audit.cli.common import one_line
-
         where = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
         message = " ".join(self.format_message().split()).removesuffix(".")
         click.echo(f"hermes-audit: error: {one_line(message)}{where}", file=file, err=file is None)
@@ -104,13 +103,11 @@ def main(argv=None) -> None:
     except SystemExit:
         raise
     except PermissionError as exc:  # a path under a directory the user cannot enter: an I/O error, not a crash
-        from hermes_audit.cli.common import one_line
 
         where = f"{exc.filename}: " if exc.filename is not None else ""
         click.echo(f"hermes-audit: error: {one_line(str(where))}permission denied", err=True)
         sys.exit(EXIT_ERROR)
     except Exception as exc:  # last resort: one line, exit 2
-        from hermes_audit.cli.common import one_line
 
         click.echo(f"hermes-audit: internal error: {type(exc).__name__}: {one_line(str(exc))}", err=True)
         sys.exit(EXIT_ERROR)

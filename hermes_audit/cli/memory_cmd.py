@@ -22,11 +22,12 @@ def _split(values: tuple[str, ...]) -> list[str]:
 
 def render_text(audit, color: bool) -> str:
     """Human-readable report: each store with its entries, then the findings (text reporter)."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.engine.unicode_chars import printable
     from hermes_audit.hermes.memory import BLOCK_HEADERS, share_of_limit
-    from hermes_audit.memory_audit import entry_findings
+    from hermes_audit.audits.memory import entry_findings
     from hermes_audit.reporters import text as text_report
-    from hermes_audit.reporters.json_report import safe_path
+    from hermes_audit.engine.unicode_chars import safe_path
 
     def style(s: str, fg: Optional[str] = None, bold: bool = False) -> str:
         return click.style(s, fg=fg, bold=bold) if color else s
@@ -34,8 +35,10 @@ def render_text(audit, color: bool) -> str:
     out: list[str] = []
     cfg = audit.config
     where = f"Hermes home: {safe_path(str(audit.home))}" if audit.home else "Memory store files"
-    lim = f"limits MEMORY.md {cfg.limits['memory']!r}, USER.md {cfg.limits['user']!r} characters"
-    lim += f" (from {safe_path(cfg.source)})" if cfg.source else " (defaults)"
+    # each limit with where it comes from (issue 22 QA: "(from config.yaml)" when that file set none)
+    lim = "limits " + ", ".join(
+        f"{name} {cfg.limits[t]!r} ({cfg.limits_set.get(t, 'default')})"
+        for t, name in (("memory", "MEMORY.md"), ("user", "USER.md"))) + " characters"
     out.append(style(f"{where} — {audit.result.hermes_version} profile; {lim}", bold=True))
     for p in cfg.problems:
         out.append(f"  ! {printable(p, 300)}")
@@ -118,9 +121,10 @@ def memory(paths, profile_name, hermes_version, target, memory_limit, user_limit
     (a FIFO), 2 usage or input error, 3 incomplete.
     """
     hermes_version = default_hermes_version(hermes_version)
-    from hermes_audit.engine.catalog import CatalogError
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.patterns.catalog import CatalogError
     from hermes_audit.findings import Severity
-    from hermes_audit.memory_audit import MemoryInputError, audit_memory
+    from hermes_audit.audits.memory import MemoryInputError, audit_memory
 
     try:
         audit = audit_memory(
@@ -134,6 +138,7 @@ def memory(paths, profile_name, hermes_version, target, memory_limit, user_limit
         write_output(exact_or_safe(audit.snapshot() + ("\n" if audit.snapshot() else ""), output), output)
         sys.exit(3 if audit.result.incomplete else 0)
     if fmt == "json":
+        # start-up time: a command (and a report format) imports only what it runs
         from hermes_audit.reporters.json_report import to_dict
         from hermes_audit.reporters.workflow import json_text
 
@@ -142,6 +147,7 @@ def memory(paths, profile_name, hermes_version, target, memory_limit, user_limit
         doc["summary"]["exit_code"] = audit.exit_code()
         write_output(json_text(doc) + "\n", output)
     elif fmt == "sarif":
+        # start-up time: a command (and a report format) imports only what it runs
         from hermes_audit.reporters import sarif
 
         write_output(sarif.render(audit.result), output)

@@ -11,6 +11,7 @@ import click
 
 from hermes_audit.hermes.profiles import get_profile, require_session_model
 from hermes_audit.cli.common import HERMES_VERSION, HERMES_VERSION_HELP, default_hermes_version, CliError, color_enabled, plural, write_output
+from hermes_audit import __version__
 
 SEVERITIES = ["info", "low", "medium", "high", "critical"]
 
@@ -24,7 +25,9 @@ def resolve_source(source: str, hermes_home: Optional[str], environ: Optional[di
     ``<home>/profiles/<name>`` (home: ``--hermes-home``, ``$HERMES_HOME`` or
     ``~/.hermes``). Raises :class:`CliError`.
     """
-    from hermes_audit.gitsource import redact_url
+    # start-up time: a command (and a report format) imports only what it runs; hermes.distribution imports PyYAML,
+    # which a scan of Markdown files does not need
+    from hermes_audit.audits.gitsource import redact_url
     from hermes_audit.hermes import distribution as dist
 
     env = os.environ if environ is None else environ
@@ -86,9 +89,11 @@ TRUST_WHY = {
 
 def render_text(report, color: bool) -> str:
     """The human-readable profile report."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.engine.unicode_chars import printable
-    from hermes_audit.reporters.json_report import safe_path
+    from hermes_audit.engine.unicode_chars import safe_path
     from hermes_audit.reporters.excerpt import ExcerptLines, source_excerpt
+    from hermes_audit.hermes.skills_guard import GUARD_FAMILY
 
     def style(s: str, fg: Optional[str] = None, bold: bool = False) -> str:
         return click.style(s, fg=fg, bold=bold) if color else s
@@ -189,11 +194,19 @@ def render_text(report, color: bool) -> str:
     if report.findings:
         out.append(style("Findings:", bold=True))
     excerpt_lines = ExcerptLines()  # each text split and each line redacted once (issue 8)
-    for f in report.findings:
-        sev = style(f.severity.label, {"critical": "magenta", "high": "red", "medium": "yellow"}.get(f.severity.label),
-                    bold=True)
-        out.append(f"{safe_path(f.path)}:{f.start.line}:{f.start.column}: {f.rule_id} [{sev}/{f.confidence.label}] "
-                   f"{p(f.message)}")
+    # hermes-audit's own findings first; Hermes' skills guard (HS, for comparison, never counted) after them,
+    # its severity shown as the guard's, not as one of this audit's (issue 22 QA: "HS015 [high/high]" on an
+    # honest script read as a high finding of a profile judged safe)
+    ordered = sorted(report.findings, key=lambda f: f.family == GUARD_FAMILY)
+    for f in ordered:
+        if f.family == GUARD_FAMILY:
+            out.append(f"{safe_path(f.path)}:{f.start.line}:{f.start.column}: {f.rule_id} "
+                       f"[skills guard: {f.severity.label}, not counted] {p(f.message)}")
+        else:
+            sev = style(f.severity.label, {"critical": "magenta", "high": "red", "medium": "yellow"}.get(f.severity.label),
+                        bold=True)
+            out.append(f"{safe_path(f.path)}:{f.start.line}:{f.start.column}: {f.rule_id} [{sev}/{f.confidence.label}] "
+                       f"{p(f.message)}")
         if f.path in texts and texts[f.path] and not f.path.startswith("<"):
             out.extend(source_excerpt(texts[f.path], f, excerpt_lines))
         if f.fix:
@@ -215,13 +228,16 @@ def render_text(report, color: bool) -> str:
         line = "Verdict: safe to install (no problem at or above " + report.options.fail_on.label + ")"
         if any(s.findings for s in report.skills):
             line += "; the HS lines (Hermes' skills guard, for comparison) are not counted"
-        out.append(style(line, "green", bold=True))
+        if report.version_refusal:  # content is safe, but this Hermes will not install it (exit stays 0)
+            line += (f"; but {report.hermes_label} refuses to install it for its version (hermes_requires): "
+                     "audit it with --hermes-version set to the release you will install it with")
+        out.append(style(line, "yellow" if report.version_refusal else "green", bold=True))
     return "\n".join(out) + "\n"
 
 
 def to_json(report) -> dict:
-    from hermes_audit import __version__
-    from hermes_audit.reporters.json_report import safe_path
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.engine.unicode_chars import safe_path
 
     m = report.manifest.manifest
     return {
@@ -291,21 +307,22 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
     problems in SOUL.md, skills, cron jobs, mcp.json, config.yaml, env_requires
     and shipped memories; ends with a verdict.
 
-    Exit codes: 0 safe to install, 1 not safe (or Hermes refuses it), 2 usage
+    Exit codes: 0 safe to install (also when only the version is refused: the verdict says so), 1 not safe (or Hermes refuses it), 2 usage
     or input error (with --keep-tree: also when the tree could not be kept),
     3 incomplete audit.
     """
     hermes_version = default_hermes_version(hermes_version)
     try:
-        require_session_model(get_profile(hermes_version), 'hermes-audit profile (the install plan)')
+        require_session_model(get_profile(hermes_version), 'hermes-audit profile (the install plan)', 'profile')
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    from hermes_audit.engine.catalog import CatalogError
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.patterns.catalog import CatalogError
     from hermes_audit.findings import Severity
-    from hermes_audit.gitsource import GitSourceError, cloned, redact_url
+    from hermes_audit.audits.gitsource import GitSourceError, cloned, redact_url
     from hermes_audit.hermes.cron_guard import CronGuardError
     from hermes_audit.hermes.skills_guard import SkillsGuardError
-    from hermes_audit.profile_audit import ProfileOptions, audit_distribution
+    from hermes_audit.audits.profile import ProfileOptions, audit_distribution
 
     kind, path = resolve_source(source, hermes_home)
     if keep_tree is not None and kind == "git":
@@ -315,6 +332,7 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
                           target_root=hermes_home or os.environ.get("HERMES_HOME") or "~/.hermes")
     try:
         if kind == "git":
+            # start-up time: a command (and a report format) imports only what it runs
             from hermes_audit.cli.progress import Progress
 
             with Progress(f"cloning and auditing {redact_url(source.strip())}"), \
@@ -330,6 +348,7 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
     except (CatalogError, SkillsGuardError, CronGuardError, ValueError) as exc:
         raise CliError(str(exc)) from None
     if fmt == "json":
+        # start-up time: a command (and a report format) imports only what it runs
         from hermes_audit.reporters.workflow import json_text
 
         write_output(json_text(to_json(report)) + "\n", output)

@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from typing import Optional
+from hermes_audit.cli.common import one_line
 
 #: Environment variables (documented in docs/usage.md).
 AFTER_ENV = "HERMES_AUDIT_PROGRESS_AFTER"
@@ -48,8 +49,6 @@ class Progress:
     (``37/120``). Does nothing at all when :func:`progress_enabled` is false."""
 
     def __init__(self, label: str, total: Optional[int] = None, interval: float = 0.15) -> None:
-        from hermes_audit.cli.common import one_line
-
         self.label = one_line(label, 120)  # a label may carry a path or URL from a hostile source
         self.total = total
         self.done = 0

@@ -37,6 +37,7 @@ def _fmt_pct(x: float) -> str:
 
 def budget_table(report, findings: list) -> str:
     """The budget table and what goes with it (text format, stderr)."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.hermes.prompt import ABSENT, ASSUMED_CONTEXT_WINDOW
 
     out: list[str] = []
@@ -106,6 +107,7 @@ def _fence(text: str) -> str:
 
 def render_markdown(report, findings: list) -> str:
     """A Markdown report: settings, layers, budget, findings, notes, then the prompt."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.hermes.prompt import ASSUMED_CONTEXT_WINDOW
 
     p = report.profile
@@ -167,6 +169,7 @@ def render_markdown(report, findings: list) -> str:
 
 def exit_code(report) -> int:
     """1 blocked or hanging, 3 unpredictable, else 0."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.hermes.prompt import BLOCKED, UNKNOWN
 
     rep = report.context_report
@@ -182,7 +185,8 @@ def exit_code(report) -> int:
 
 
 def _max_share_from_config(cwd: Path) -> Optional[float]:
-    from hermes_audit.config import ConfigError, load_config
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.cli.config import ConfigError, load_config
     from hermes_audit.documents.gitroot import find_git_root
 
     root = find_git_root(cwd.resolve()) or cwd.resolve()
@@ -233,16 +237,17 @@ def prompt(cwd, hermes_home, profile_name, hermes_version, context_length, platf
     the platform hint; with each layer's tier, status, size and tokens, and a budget table."""
     hermes_version = default_hermes_version(hermes_version)
     try:
-        require_session_model(get_profile(hermes_version), 'hermes-audit prompt (the system-prompt dry run)')
+        require_session_model(get_profile(hermes_version), 'hermes-audit prompt (the system-prompt dry run)', 'prompt')
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    from hermes_audit.engine.catalog import CatalogError, load_catalog
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.patterns.catalog import CatalogError, load_catalog
     from hermes_audit.findings import assign_fingerprints
     from hermes_audit.hermes import memory as mem
     from hermes_audit.hermes.hermes_source import SourceError, find_source
+    from hermes_audit.audits.prompt import issues_to_findings
     from hermes_audit.hermes.prompt import (
-        DEFAULT_MAX_SHARE, PromptError, PromptSettings, assemble, issues_to_findings, parse_now, parse_tools,
-        prompt_issues,
+        DEFAULT_MAX_SHARE, PromptError, PromptSettings, assemble, parse_now, parse_tools, prompt_issues,
     )
     from hermes_audit.hermes.threats import scanner_for
     from hermes_audit.hermes.tokens import get_counter

@@ -10,7 +10,8 @@ from hermes_audit.cli.common import HERMES_VERSION, HERMES_VERSION_HELP, default
 
 
 def _catalog():
-    from hermes_audit.engine.catalog import CatalogError, load_catalog
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.patterns.catalog import CatalogError, load_catalog
 
     try:
         return load_catalog()
@@ -22,6 +23,7 @@ def hermes_guard_rules() -> list:
     """Hermes' own scanners that ``hermes-audit profile`` reports but the catalog does not run: the
     skills guard (codes HS001-HS208, :func:`hermes_audit.hermes.skills_guard.guard_rules`, from
     rules/skills-guard.yaml). Raises :class:`CliError` when the data file is broken."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.hermes.skills_guard import SkillsGuardError, guard_rules
 
     try:
@@ -34,6 +36,7 @@ def cron_scanner_patterns() -> list[tuple[str, str, str]]:
     """(pattern id, list, regex) of Hermes' cron prompt scanner (rules/hermes-cron.yaml, hermes-agent
     0.19.0 ``tools/cronjob_tools.py``), in Hermes' order; ``profile`` reports a hit as HA751
     ``cron-job-blocked`` with Hermes' message. Raises :class:`CliError` when the data file is broken."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.hermes.cron_guard import CronGuardError, load_cron_catalog
 
     try:

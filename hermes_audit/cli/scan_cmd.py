@@ -10,6 +10,7 @@ from typing import Optional
 import click
 
 from hermes_audit.cli.common import HERMES_VERSION, HERMES_VERSION_HELP, default_hermes_version, CliError, color_enabled, write_output
+from hermes_audit.cli.common import echo_err, one_line
 
 FORMATS = ["text", "json", "sarif", "github"]
 SEVERITIES = ["info", "low", "medium", "high", "critical"]
@@ -34,8 +35,6 @@ def _note_empty_directories(result, use_git: bool, to_stderr: bool) -> None:
     """A note (in every output format) per scanned directory that held no file Hermes loads, also on stderr
     when ``to_stderr`` (the output is machine-readable); the exit code is unchanged. A directory of renamed
     copies (``owner__repo__AGENTS.md``) would otherwise pass silently as clean."""
-    from hermes_audit.cli.common import one_line
-
     ignored = " or .gitignore excludes them" if use_git else ""
     for d in getattr(result, "empty_directories", ()):
         note = (f"no file under {d} has a name Hermes loads ({_LOADED_NAMES}){ignored}; "
@@ -48,21 +47,25 @@ def _note_empty_directories(result, use_git: bool, to_stderr: bool) -> None:
 def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -> str:
     """Render a scan result in one of :data:`FORMATS`."""
     if fmt == "json":
+        # start-up time: a command (and a report format) imports only what it runs
         from hermes_audit.reporters import json_report
 
         return json_report.render(result)
     if fmt == "sarif":
         try:
+            # start-up time: a command (and a report format) imports only what it runs
             from hermes_audit.reporters import sarif
         except ImportError:
             raise CliError("SARIF output is not available in this build") from None
         return sarif.render(result, **(extra or {}))
     if fmt == "github":
         try:
+            # start-up time: a command (and a report format) imports only what it runs
             from hermes_audit.reporters import github
         except ImportError:
             raise CliError("GitHub output is not available in this build") from None
         return github.render(result)
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.reporters import text
 
     return text.render(result, color=color, include_suppressed=bool((extra or {}).get("include_suppressed")),
@@ -132,13 +135,16 @@ def render_result(result, fmt: str, color: bool, extra: Optional[dict] = None) -
                    "prompt-max-share, else 0.25].")
 @click.option("-v", "--verbose", "--show-files", "show_files", is_flag=True, default=False,
               help="Text output: list every file's Hermes verdict, not only the files that are not plainly loaded.")
+@click.option("--only-loaded", is_flag=True, default=False,
+              help="Of the named files, scan those Hermes loads and the context-file links that point at one of "
+                   "them; skip the rest without a word (the pre-commit hook, which is given every staged file).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Processes for scanning a large tree [default: $HERMES_AUDIT_JOBS, else the CPUs].")
 def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_on, no_fail_on_blocked, kind,
          config_path, no_config, no_git, max_file_size, color, baseline_path=None, config_root=None, write_baseline=None,
          no_suppressions=False, include_suppressed=False, sarif_category=None,
          fix=False, fix_hermes_blocking=False, show_diff=False, session_cwd=None, with_prompt=False,
-         hermes_home=None, prompt_max_share=None, jobs=None, show_files=False) -> None:
+         hermes_home=None, prompt_max_share=None, jobs=None, show_files=False, only_loaded=False) -> None:
     """Scan files Hermes reads: verdicts (load, block, warn, skip) and audit findings.
 
     PATHS are files or directories (default: the current directory). Files are
@@ -146,16 +152,24 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     reads (AGENTS.md, CLAUDE.md, .hermes.md, .cursorrules, .cursor/rules/*.mdc,
     SOUL.md, memories/MEMORY.md and USER.md, distribution.yaml, SKILL.md).
     """
-    from hermes_audit.config import Config, ConfigError, load_config
+    if only_loaded:  # first: a commit that changes no file Hermes reads costs no more imports (pre-commit)
+        from hermes_audit.documents.staged import loaded_files  # start-up time: the hook path only
+
+        paths = loaded_files(list(paths))
+        if not paths:  # a commit that touches nothing Hermes reads: nothing to say, nothing to fail
+            return
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.cli.config import Config, ConfigError, load_config
     from hermes_audit.documents.gitroot import find_git_root
     from hermes_audit.documents.kinds import DocumentKind
-    from hermes_audit.engine.catalog import CatalogError
+    from hermes_audit.patterns.catalog import CatalogError
     from hermes_audit.findings import Severity
-    from hermes_audit.scan import ScanOptions, UnknownSelector, run_scan
+    from hermes_audit.audits.scan import ScanOptions, UnknownSelector, run_scan
 
     from hermes_audit.documents.reader import path_mode, path_present  # never raise (closed directories)
 
     if output is not None or write_baseline is not None:  # a name from the scanned tree read as an option
+        # start-up time: a command (and a report format) imports only what it runs
         from hermes_audit.documents.kinds import classify
 
         for flag, dest in (("-o", output), ("--write-baseline", write_baseline)):
@@ -166,9 +180,10 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     for t in targets:
         if not path_present(t):  # a file in a directory we cannot enter exists: the reader reports it skipped
             hint = ("; every argument after '--' is a path (a pre-commit hook's args: too): give options before "
-                    "'--', e.g. entry: hermes-audit scan --hermes-version 0.19 --") if str(t).startswith("-") else ""
+                    "'--', e.g. entry: hermes-audit scan --only-loaded --hermes-version 0.19 --") if str(t).startswith("-") else ""
             raise CliError(f"{t}: no such file or directory{hint}")
-    from hermes_audit.scan import unscannable_reason
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.audits.scan import unscannable_reason
 
     unscannable = [unscannable_reason(t) for t in targets]
     if all(unscannable):  # nothing else to scan: a gate must not pass on nothing
@@ -214,9 +229,11 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
         opts.prompt = True
         opts.hermes_home = hermes_home
         opts.prompt_max_share = prompt_max_share if prompt_max_share is not None else cfg.prompt_max_share
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.cli.baseline_support import finish_baseline, prepare_baseline
 
     notes = prepare_baseline(opts, baseline_path, write_baseline, no_suppressions, root)
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.cli.progress import Progress
 
     try:
@@ -228,6 +245,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     except (ValueError, CatalogError) as exc:
         raise CliError(str(exc)) from None
     if fix or show_diff or fix_hermes_blocking:
+        # start-up time: a command (and a report format) imports only what it runs
         from hermes_audit.cli.fix_support import run_fix
 
         result = run_fix(result, targets, opts, fix=fix, hermes_blocking=fix_hermes_blocking, diff=show_diff)
@@ -240,7 +258,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
     write_output(render_result(result, fmt, use_color, extra), output, color=True if use_color else None,
                  commands=fmt == "github")
     if output is not None:  # a CI log must say why the job failed, whatever went into the file
-        from hermes_audit.cli.common import echo_err, one_line
+        # start-up time: a command (and a report format) imports only what it runs
         from hermes_audit.reporters.text import exit_reason, summary_line
 
         echo_err(one_line(f"hermes-audit: {summary_line(result)} {exit_reason(result)}; report in {output}"))

@@ -1,4 +1,5 @@
-"""Hostile input as audit findings: the ``input`` family (rules/hardening.yaml, issue 9).
+"""Hostile input, the facts: the ``input`` family (rules/hardening.yaml, issue 9). The findings and the
+``input-encoding`` and ``yaml-duplicate-keys`` detectors are :mod:`hermes_audit.engine.inputs`.
 
 Encodings first, then duplicate keys in YAML (:func:`duplicate_yaml_keys`).
 
@@ -19,7 +20,7 @@ context files in the latest profile). What that means for odd input:
 Two rules report this (codes in rules/hardening.yaml):
 
 * ``HA951 not-utf8``: the file is not valid UTF-8. Such a document has no text,
-  so the rule engine cannot run on it; :func:`input_findings` makes the finding
+  so the rule engine cannot run on it; :func:`hermes_audit.engine.inputs.input_findings` makes the finding
   for the scan pipeline. In the rule's examples (and tests) the ``input-encoding``
   detector reads a *bytes scenario* instead: a text whose first line is
   ``#hermes-audit-bytes`` and whose rest is the file's bytes, written with
@@ -36,10 +37,10 @@ Two rules report this (codes in rules/hardening.yaml):
 from __future__ import annotations
 
 import codecs
-from typing import Iterator, Optional
+from typing import Optional
 
 from hermes_audit.documents.kinds import DocumentKind
-from hermes_audit.documents.reader import BINARY_SNIFF_BYTES, ReadResult, ReadStatus, decode_bytes
+from hermes_audit.documents.reader import ReadResult
 
 #: First line of a bytes scenario (rule examples of HA951).
 BYTES_MAGIC = "#hermes-audit-bytes"
@@ -91,8 +92,13 @@ def why_not_utf8(read: ReadResult) -> str:
     return ""
 
 
-def consequence(kind: DocumentKind, profile_label: str) -> str:
-    """What Hermes (``profile_label``, e.g. ``Hermes 0.19.0``) does with a file of ``kind`` it cannot decode."""
+def consequence(kind: DocumentKind, profile_label: str, memory_read_checked: bool = False) -> str:
+    """What Hermes (``profile_label``, e.g. ``Hermes 0.19.0``) does with a file of ``kind`` it cannot decode.
+    ``memory_read_checked``: the version reads an undecodable memory store as empty (0.20.1
+    ``MemoryStore._read_entries_checked``) instead of failing the whole memory load."""
+    if kind.is_memory_store and memory_read_checked:
+        return (f"{profile_label} catches the decode error and treats this store as empty "
+                "(the other store still loads)")
     if kind.is_memory_store:
         return (f"{profile_label} raises a decode error in MemoryStore.load_from_disk, so no memory "
                 "(MEMORY.md or USER.md) is loaded")
@@ -103,35 +109,13 @@ def consequence(kind: DocumentKind, profile_label: str) -> str:
     return f"{profile_label} fails to decode it and treats it as absent"
 
 
-def not_utf8_message(read: ReadResult, kind: DocumentKind, profile_label: str) -> str:
-    """The HA951 message for a file whose ``read`` status is ``not-utf8``."""
+def not_utf8_message(read: ReadResult, kind: DocumentKind, profile_label: str, memory_read_checked: bool = False) -> str:
+    """The HA951 message for a file whose ``read`` status is ``not-utf8`` (``memory_read_checked``: see
+    :func:`consequence`)."""
     why = why_not_utf8(read)
     offset = "" if read.decode_error_offset is None else f" at byte {read.decode_error_offset:,}"
-    return (f"not valid UTF-8{offset}" + (f": {why}" if why else "") + f"; {consequence(kind, profile_label)}; "
-            "hermes-audit cannot scan its text either")
-
-
-def _severity(kind: DocumentKind):
-    from hermes_audit.findings import Severity
-
-    return Severity.MEDIUM if kind.is_memory_store else Severity.LOW
-
-
-def input_findings(doc, verdict, profile, rules) -> list:
-    """HA951 findings for a document that is not UTF-8 (whatever its kind), when HA951 is among ``rules``.
-
-    The finding sits at line 1, column 1 (the document has no text). Its
-    severity is medium for a memory store (all memory is lost), low otherwise.
-    """
-    from hermes_audit.engine.engine import make_finding
-
-    if doc.read.status is not ReadStatus.NOT_UTF8:
-        return []
-    rule = next((r for r in rules if r.code == NOT_UTF8), None)
-    if rule is None:
-        return []
-    msg = not_utf8_message(doc.read, doc.kind, profile.label)
-    return [make_finding(doc, rule, 0, 0, msg, severity=_severity(doc.kind))]
+    return (f"not valid UTF-8{offset}" + (f": {why}" if why else "")
+            + f"; {consequence(kind, profile_label, memory_read_checked)}; hermes-audit cannot scan its text either")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -152,65 +136,6 @@ def scenario_bytes(text: str) -> Optional[bytes]:
     except (ValueError, UnicodeError):
         return None
     return bytes(data)
-
-
-def _nul_hit(text: str, offset_base: int = 0):
-    from hermes_audit.engine.detectors import DetectorHit
-    from hermes_audit.findings import Severity
-
-    first = text.find("\x00")
-    if first == -1:
-        return None
-    count = text.count("\x00")
-    in_sniff = len(text[:first].encode("utf-8", "surrogatepass")) < BINARY_SNIFF_BYTES
-    if in_sniff:
-        where = ("in the first 8,000 bytes, so git and GitHub treat the file as binary and show no diff of it: "
-                 "a reviewer never sees what Hermes loads")
-        sev = Severity.MEDIUM
-    else:
-        where = "after the first 8,000 bytes (git still shows a diff); Hermes passes them to the model as they are"
-        sev = Severity.LOW
-    end = first
-    while end < len(text) and text[end] == "\x00":
-        end += 1
-    return DetectorHit(offset_base + first, offset_base + end,
-                       {"count": f"{count:,}", "where": where}, severity=sev)
-
-
-def detect_input(text: str, params: dict) -> Iterator:
-    """Detector ``input-encoding``. ``params["check"]``:
-
-    * ``not-utf8``: only bytes scenarios yield a hit (real files that are not
-      UTF-8 are reported by :func:`input_findings`); spans the first line;
-    * ``nul``: one hit at the first run of NUL characters (in a bytes scenario:
-      of the decoded bytes, reported at the first line), severity medium when it
-      lies in the first 8,000 bytes (git's binary test), else low.
-    """
-    from hermes_audit.engine.detectors import DetectorHit
-
-    check = params.get("check")
-    data = scenario_bytes(text)
-    first_line = max(1, text.find("\n") if "\n" in text else len(text))
-    if check == "not-utf8":
-        if data is None:
-            return
-        read = decode_bytes(data)
-        if read.status is ReadStatus.NOT_UTF8:
-            kind = DocumentKind(params.get("document_kind") or "generic")
-            label = "Hermes " + str(params.get("hermes", "latest"))
-            yield DetectorHit(0, first_line, {"message": not_utf8_message(read, kind, label)},
-                              severity=_severity(kind))
-    elif check == "nul":
-        if data is not None:
-            read = decode_bytes(data)
-            if read.text is not None:
-                hit = _nul_hit(read.text)
-                if hit is not None:
-                    yield DetectorHit(0, first_line, hit.fields, severity=hit.severity)
-            return
-        hit = _nul_hit(text)
-        if hit is not None:
-            yield hit
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -351,11 +276,3 @@ def composed_duplicate_keys(text: str) -> list[tuple[str, int, int, int]]:
     out.sort(key=lambda d: d[1])
     return out
 
-
-def detect_duplicate_keys(text: str, params: dict) -> Iterator:
-    """Detector ``yaml-duplicate-keys``: one hit per repeated key (see :func:`duplicate_yaml_keys`)."""
-    from hermes_audit.engine.detectors import DetectorHit
-    from hermes_audit.engine.unicode_chars import printable
-
-    for key, start, end, first_line in duplicate_yaml_keys(text):
-        yield DetectorHit(start, max(end, start + 1), {"key": printable(key, 80), "first_line": str(first_line)})

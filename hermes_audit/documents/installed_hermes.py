@@ -97,3 +97,9 @@ def _from_path_command(path_env: Optional[str]) -> Optional[InstalledHermes]:
 def find_installed_hermes(path_env: Optional[str] = None) -> Optional[InstalledHermes]:
     """The hermes-agent installed for this user, or ``None``. ``path_env`` replaces ``$PATH`` (tests)."""
     return _from_this_environment() or _from_path_command(path_env)
+
+
+def hermes_command(path_env: Optional[str] = None) -> Optional[str]:
+    """The ``hermes`` on ``PATH`` (``path_env`` replaces ``$PATH``), whatever it is, or ``None``: for the
+    message when :func:`find_installed_hermes` cannot tell its version."""
+    return shutil.which("hermes", path=path_env)

@@ -84,16 +84,6 @@ ALL_KIND_NAMES = [k.value for k in DocumentKind]
 CANDIDATE_NAMES = frozenset({*NAME_KINDS, "MEMORY.md", "USER.md"})
 
 
-def hook_files_regex() -> str:
-    """The ``files:`` regex of ``.pre-commit-hooks.yaml`` (a test keeps the two equal): it matches a
-    repository-relative ``/``-separated path exactly when :func:`classify` gives it a kind, so the hook sends
-    what a directory scan would read, and nothing more (``USER.md`` only as ``memories/USER.md``)."""
-    import re
-
-    names = [re.escape(n) for n in NAME_KINDS] + [r"MEMORY\.md", r"memories/USER\.md", r"\.cursor/rules/[^/]+\.mdc"]
-    return "(^|/)(" + "|".join(names) + ")$"
-
-
 def may_classify(path: str) -> bool:
     """A necessary condition for ``classify(path) is not None``, on the base name string only.
 

@@ -24,7 +24,7 @@ import binascii
 import re
 from typing import Iterator, Optional
 
-from hermes_audit.engine.detectors import DetectorHit
+from hermes_audit.findings import DetectorHit
 from hermes_audit.engine.unicode_chars import printable
 
 #: Most candidates decoded per document.
@@ -295,3 +295,101 @@ def detect_cipher_text(text: str, params: dict) -> Iterator[DetectorHit]:
         taken_until = e
         yield DetectorHit(s, e, {"encoding": kind, "count": e - s, "decoded": printable(decoded, 300, count_rest=True)},
                           decoded=decoded)
+
+
+# --- encodings the audit cannot read back (issue 19) ------------------------------------------------------
+# NATO spelling has no word breaks, Ecoji and base2048 map bytes to emoji or to letters of many scripts, Zalgo
+# buries letters under combining marks: a model reads them back, a regular expression cannot. Honest context files
+# hold none of these shapes, so each is reported as it is (rule HA309), with what can be shown of it.
+
+_NATO_WORDS = {
+    "alfa": "a", "alpha": "a", "bravo": "b", "charlie": "c", "delta": "d", "echo": "e", "foxtrot": "f", "golf": "g",
+    "hotel": "h", "india": "i", "juliet": "j", "juliett": "j", "kilo": "k", "lima": "l", "mike": "m",
+    "november": "n", "oscar": "o", "papa": "p", "quebec": "q", "romeo": "r", "sierra": "s", "tango": "t",
+    "uniform": "u", "victor": "v", "whiskey": "w", "whisky": "w", "xray": "x", "x-ray": "x", "yankee": "y",
+    "zulu": "z",
+}
+#: Fewest NATO code words in a row (a call sign or an example spelling is shorter).
+MIN_NATO_WORDS = 12
+_NATO_WORD = (r"(?:alfa|alpha|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|juliett?|kilo|lima|mike|november|"
+              r"oscar|papa|quebec|romeo|sierra|tango|uniform|victor|whiske?y|x-?ray|yankee|zulu)")
+#: A candidate NATO run: at least :data:`MIN_NATO_WORDS` capitalised words of 4 to 8 letters in a row (code words are
+#: written capitalised or in capitals); the words are then checked against :data:`_NATO_WORDS`. The pattern opens
+#: with an upper-case letter, so prose (mostly lower case) is skipped at C speed.
+_CAP_RUN = re.compile(r"[A-Z](?<![A-Za-z][A-Z])[A-Za-z-]{3,7}(?:[ \t,/]{1,3}[A-Z][A-Za-z-]{3,7}){%d,4000}(?![A-Za-z])"
+                      % (MIN_NATO_WORDS - 1))
+_CAP_WORD = re.compile(r"[A-Za-z-]+")
+
+#: Emoji runs (Ecoji): at least this many emoji in a row, of at least :data:`MIN_DISTINCT_EMOJI` different ones.
+MIN_EMOJI_RUN = 20
+MIN_DISTINCT_EMOJI = 12
+_EMOJI_ANY = re.compile("[\U0001F000-\U0001FAFF]")
+_EMOJI_RUN = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]{%d,20000}" % MIN_EMOJI_RUN)
+
+#: Letters of many scripts in a row without a space (base2048 and its kin): a run this long, whose first
+#: :data:`SCRIPT_WINDOW` characters fall in at least :data:`MIN_SCRIPT_BLOCKS` different 128-code-point blocks
+#: (a Russian, Hindi or Arabic word spans two or three).
+MIN_MIXED_RUN = 24
+SCRIPT_WINDOW = 48
+MIN_SCRIPT_BLOCKS = 8
+#: Only letters below U+1100 are looked at (base2048 draws from Latin, IPA, Greek, Cyrillic, Armenian, the Indic
+#: scripts, Thai, Tibetan and Georgian), so Chinese, Japanese and Korean prose never forms a candidate.
+_NON_ASCII_RUN = re.compile(r"[\u0080-\u10ff]{%d,20000}" % MIN_MIXED_RUN)
+#: At most this many non-ASCII runs are examined per document (CJK prose has many).
+MAX_MIXED_RUNS = 200
+
+#: Zalgo: at least three letters in a row, each under at least three combining marks.
+_COMBINING = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+_COMBINING_ANY = re.compile("[\u0300-\u036f]")  # a sign of Zalgo, found at C speed (one range: issue 8)
+_ZALGO = re.compile("(?:[^\\W\\d_][" + _COMBINING + "]{3,64}){3,2000}")
+_COMBINING_MARK = re.compile("[" + _COMBINING + "]")
+
+
+def _script_blocks(run: str) -> int:
+    blocks = set()
+    for ch in run[:SCRIPT_WINDOW]:
+        cp = ord(ch)
+        blocks.add(cp >> 7)
+    return len(blocks)
+
+
+def detect_opaque_encoding(text: str, params: dict) -> Iterator[DetectorHit]:
+    """Runs in encodings the audit cannot turn back into words: NATO spelling (at least
+    :data:`MIN_NATO_WORDS` code words), emoji encodings such as Ecoji, letters of many scripts without a space
+    (base2048) and Zalgo text. Yields one hit per run, with ``encoding``, ``count`` (characters) and ``shown``
+    (the NATO letters, the Zalgo letters, or the run's first characters). Linear in the length of ``text``; the
+    emoji, script and Zalgo searches run only on text that is not pure ASCII."""
+    for m in _CAP_RUN.finditer(text):
+        run: list = []  # consecutive NATO words of this candidate: (start, end, letter)
+        for w in list(_CAP_WORD.finditer(m.group(0))) + [None]:
+            letter = _NATO_WORDS.get(w.group(0).lower()) if w is not None else None
+            if letter is not None:
+                run.append((m.start() + w.start(), m.start() + w.end(), letter))
+                continue
+            if len(run) >= MIN_NATO_WORDS:
+                letters = "".join(r[2] for r in run)
+                yield DetectorHit(run[0][0], run[-1][1], {"encoding": "NATO spelling", "count": run[-1][1] - run[0][0],
+                                                          "shown": printable(letters.upper(), 120, count_rest=True)},
+                                  describable=True)
+            run = []
+    if text.isascii():
+        return
+    if _EMOJI_ANY.search(text):
+        for m in _EMOJI_RUN.finditer(text):
+            if len(set(m.group(0)) - {"\ufe0f", "\u200d"}) >= MIN_DISTINCT_EMOJI:
+                yield DetectorHit(m.start(), m.end(), {"encoding": "emoji encoding (Ecoji)", "count": m.end() - m.start(),
+                                                       "shown": printable(m.group(0), 40, count_rest=True)},
+                                  describable=True)
+    for k, m in enumerate(_NON_ASCII_RUN.finditer(text)):
+        if k >= MAX_MIXED_RUNS:
+            break
+        if _script_blocks(m.group(0)) >= MIN_SCRIPT_BLOCKS:
+            yield DetectorHit(m.start(), m.end(), {"encoding": "letters of many scripts (base2048)",
+                                                   "count": m.end() - m.start(),
+                                                   "shown": printable(m.group(0), 40, count_rest=True)},
+                              describable=True)
+    if _COMBINING_ANY.search(text):
+        for m in _ZALGO.finditer(text):
+            yield DetectorHit(m.start(), m.end(), {"encoding": "Zalgo text", "count": m.end() - m.start(),
+                                                   "shown": _COMBINING_MARK.sub("", m.group(0))[:120]},
+                              describable=True)

@@ -24,8 +24,9 @@ from __future__ import annotations
 import functools
 from typing import Any, Iterator
 
-from hermes_audit.engine.detectors import DetectorHit
+from hermes_audit.findings import DetectorHit
 from hermes_audit.engine.unicode_chars import printable
+from hermes_audit.patterns.regex_code import compile_known
 
 #: Characters of one comment's text that the pattern is matched against.
 MAX_COMMENT_CHARS = 4000
@@ -35,8 +36,6 @@ MAX_COMMENT_CHARS = 4000
 def _compile(pattern: str) -> Any:
     """``regex.compile(pattern, IGNORECASE | DOTALL)`` (a ``regex`` pattern), from the catalog cache's
     op-codes when it has them; ``regex`` itself is then not imported (issue 8)."""
-    from hermes_audit.engine.regex_code import compile_known  # op-codes cached with the catalog (issue 8)
-
     return compile_known(pattern, _FLAGS)
 
 
@@ -61,6 +60,8 @@ def comments(text: str) -> Iterator[tuple[int, int, int, int]]:
 
 def detect_html_comments(text: str, params: dict) -> Iterator[DetectorHit]:
     """Comments whose de-obfuscated text matches ``params.pattern`` (and not ``params.exclude``)."""
+    # start-up time: compiled from the catalog cache's op-codes when imported, so imported after the catalog is
+    # loaded
     from hermes_audit.engine.deobfuscate import deobfuscate
 
     pattern = params.get("pattern")

@@ -2,7 +2,7 @@
 
 A hostile file hides a trigger phrase from regular expressions without hiding
 it from the model. This view undoes the usual tricks, in order; every step is
-a :class:`~hermes_audit.engine.normalize.MappedText`, and the steps are
+a :class:`~hermes_audit.patterns.normalize.MappedText`, and the steps are
 composed, so a match in the view still points at the raw characters:
 
 1. **Invisible characters removed**: zero-width characters, format (``Cf``)
@@ -44,8 +44,9 @@ from pathlib import Path
 from typing import Optional
 
 from hermes_audit.engine import unicode_chars as uc
-from hermes_audit.engine.normalize import MappedText, compose, filter_map, nfkc
-from hermes_audit.engine.regex_code import compile_builtin  # issue 8: op-codes from the catalog cache
+from hermes_audit.patterns.normalize import MappedText, compose, filter_map, nfkc
+from hermes_audit.patterns.regex_code import compile_builtin  # issue 8: op-codes from the catalog cache
+from hermes_audit import datacache
 
 #: The vendored UTS #39 data file.
 CONFUSABLES_PATH = Path(__file__).resolve().parent.parent / "data" / "confusables.txt"
@@ -110,8 +111,6 @@ def confusable_prototypes() -> dict[str, str]:
     size, modification and change time and inode (:func:`hermes_audit.datacache.stat_key`),
     so unchanged files are neither read nor hashed.
     """
-    from hermes_audit import datacache
-
     out: dict[str, str] = {}
     sources = (CONFUSABLES_PATH, Path(__file__))
     quick = datacache.stat_key(["confusables", unicodedata.unidata_version], sources)

@@ -10,59 +10,12 @@ Detectors take the rule's ``params`` mapping and ignore keys they do not know.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
+from hermes_audit.engine import inputs
 from hermes_audit.engine import unicode_chars as uc
-from hermes_audit.findings import Severity
-
-
-@dataclass
-class DetectorHit:
-    """A detector match: raw span, message fields, optional decoded payload and severity override.
-
-    ``describable`` hits (e.g. an HTML comment's instructions) get the engine's
-    describes-versus-performs treatment: inside a code block or a quoted example
-    their confidence drops and their severity is capped, as for regex rules.
-    """
-
-    start: int
-    end: int
-    fields: dict = field(default_factory=dict)
-    decoded: Optional[str] = None
-    severity: Optional[Severity] = None
-    describable: bool = False
-
-
-#: Characters of a decoded hidden payload shown in a finding's ``decoded`` field (the rest is counted).
-DECODED_CHARS = 500
-#: Characters of a decoded hidden payload quoted in a finding's message.
-DECODED_MESSAGE_CHARS = 300
-
-
-def shown_decoded(decoded: str, limit: int = DECODED_CHARS) -> str:
-    """A decoded payload as findings show it: control and invisible characters escaped, at most
-    ``limit`` characters (code points of ``decoded``), then ``… (N more)`` with the count left out.
-
-    :attr:`DetectorHit.decoded` keeps the whole payload (the engine scans it again); only what
-    is shown is bounded, so a 50,000-character tag run does not become a 50,000-character report line.
-    """
-    return uc.printable(decoded, limit, count_rest=True)
-
-
-#: One-entry cache: the last text whose distinct characters were computed, and that set.
-_DISTINCT: tuple = ("", frozenset())
-
-
-def distinct_chars(text: str) -> frozenset:
-    """The set of characters of ``text`` (cached for the last text: the detectors share it)."""
-    global _DISTINCT
-    cached = _DISTINCT
-    if cached[0] is text:
-        return cached[1]
-    chars = frozenset(text)
-    _DISTINCT = (text, chars)
-    return chars
+from hermes_audit.engine.hits import DECODED_MESSAGE_CHARS, distinct_chars, shown_decoded
+from hermes_audit.findings import DetectorHit, Severity
 
 
 #: The ASCII characters (none of them is invisible, a tag, a variation selector or a bidi control).
@@ -313,27 +266,33 @@ def detect_bidi(text: str, params: dict) -> Iterator[DetectorHit]:
 
 
 
+# The three modules below compile their patterns when imported, from the op-codes the catalog cache holds
+# (patterns.regex_code.compile_builtin): they are imported on a detector's first call, after the catalog is
+# loaded, not when the engine is (issue 8: start-up time; otherwise the ``regex`` package is imported).
+
+
 def _comments():
-    """:mod:`hermes_audit.engine.comments` (imported lazily: it imports this module)."""
-    from hermes_audit.engine import comments
+    from hermes_audit.engine import comments  # start-up time: compiled from the catalog cache's op-codes
 
     return comments
 
 
 def _ciphers():
-    """:mod:`hermes_audit.engine.ciphers` (imported lazily: it imports this module)."""
-    from hermes_audit.engine import ciphers
+    from hermes_audit.engine import ciphers  # start-up time: compiled from the catalog cache's op-codes
 
     return ciphers
 
 
 def _payloads():
-    """:mod:`hermes_audit.engine.payloads` (imported lazily: it imports this module)."""
-    from hermes_audit.engine import payloads
+    from hermes_audit.engine import payloads  # start-up time: compiled from the catalog cache's op-codes
 
     return payloads
 
 
+#: The text-only detectors by name: each looks at the document text (and the rule's ``params``) alone. The
+#: detectors that read the Hermes model's facts (memory stores, loading, prompts, profiles, suppression comments)
+#: are the audits' (:data:`hermes_audit.audits.detectors.MODEL_DETECTORS`); the catalog knows every name
+#: (:data:`hermes_audit.patterns.catalog.DETECTOR_NAMES`).
 DETECTORS: dict[str, Callable[[str, dict], Iterator[DetectorHit]]] = {
     "invisible-characters": detect_invisible,
     "tag-smuggling": detect_tags,
@@ -342,68 +301,9 @@ DETECTORS: dict[str, Callable[[str, dict], Iterator[DetectorHit]]] = {
     "bidi-controls": detect_bidi,
     "encoded-payload": lambda text, params: _payloads().detect_encoded_payloads(text, params),
     "cipher-text": lambda text, params: _ciphers().detect_cipher_text(text, params),
+    "opaque-encoding": lambda text, params: _ciphers().detect_opaque_encoding(text, params),
     "confusable-words": lambda text, params: _payloads().detect_confusable_words(text, params),
     "html-comments": lambda text, params: _comments().detect_html_comments(text, params),
-    "memory-store": lambda text, params: _memory_store(text, params),
-    "mcp-servers": lambda text, params: _profile_detector("detect_mcp_servers", text, params),
-    "hermes-config": lambda text, params: _profile_detector("detect_hermes_config", text, params),
-    "distribution-manifest": lambda text, params: _profile_detector("detect_distribution_manifest", text, params),
-    "install-plan": lambda text, params: _profile_detector("detect_install_plan", text, params),
-    "cron-jobs": lambda text, params: _profile_detector("detect_cron_jobs", text, params),
-    "skill-frontmatter": lambda text, params: _profile_detector("detect_skill_frontmatter", text, params),
-    "suppression-comments": lambda text, params: _suppression_comments(text, params),
-    "loading-model": lambda text, params: _loading_model(text, params),
-    "input-encoding": lambda text, params: _input_encoding(text, params),
-    "yaml-duplicate-keys": lambda text, params: _yaml_duplicate_keys(text, params),
-    "prompt-model": lambda text, params: _prompt_model(text, params),
+    "input-encoding": inputs.detect_input,
+    "yaml-duplicate-keys": inputs.detect_duplicate_keys,
 }
-
-
-def _prompt_model(text: str, params: dict) -> Iterator[DetectorHit]:
-    """Prompt rules (issue 5): only prompt scenario documents yield hits; see :func:`hermes_audit.hermes.prompt.detect_prompt`."""
-    from hermes_audit.hermes.prompt import detect_prompt
-
-    return detect_prompt(text, params)
-
-
-def _input_encoding(text: str, params: dict) -> Iterator[DetectorHit]:
-    """Encoding notes (issue 9): :func:`hermes_audit.documents.inputs.detect_input`."""
-    from hermes_audit.documents.inputs import detect_input
-
-    return detect_input(text, params)
-
-
-def _yaml_duplicate_keys(text: str, params: dict) -> Iterator[DetectorHit]:
-    """Repeated YAML keys (issue 9): :func:`hermes_audit.documents.inputs.detect_duplicate_keys`."""
-    from hermes_audit.documents.inputs import detect_duplicate_keys
-
-    return detect_duplicate_keys(text, params)
-
-
-def _loading_model(text: str, params: dict) -> Iterator[DetectorHit]:
-    """Loading rules (issue 3): only scenario documents yield hits; see :func:`hermes_audit.hermes.loading.detect_loading`."""
-    from hermes_audit.hermes.loading import detect_loading
-
-    return detect_loading(text, params)
-
-
-def _suppression_comments(text: str, params: dict) -> Iterator[DetectorHit]:
-    """hermes-audit's own suppression comments (parser in :mod:`hermes_audit.suppressions`)."""
-    from hermes_audit.suppressions import detect
-
-    return detect(text, params)
-
-
-def _memory_store(text: str, params: dict) -> Iterator[DetectorHit]:
-    """Memory-store checks (capacity, format drift, duplicates): :func:`hermes_audit.hermes.memory.detect_store`."""
-    from hermes_audit.hermes.memory import detect_store
-
-    return detect_store(text, params)
-
-
-def _profile_detector(name: str, text: str, params: dict) -> Iterator[DetectorHit]:
-    """Profile-distribution checks (MCP servers, config.yaml, manifest, install plan, cron jobs, skill front matter):
-    the ``detect_*`` functions of :mod:`hermes_audit.profile_audit`."""
-    from hermes_audit import profile_audit
-
-    return getattr(profile_audit, name)(text, params)

@@ -3,7 +3,7 @@
 Inputs: a :class:`~hermes_audit.documents.document.Document`, the rules to
 run, and (for parity findings) the Hermes verdict. Every finding carries a
 span in the document's own text; matches found in a normalised view are
-mapped back through :mod:`hermes_audit.engine.normalize`.
+mapped back through :mod:`hermes_audit.patterns.normalize`.
 
 A rule that fails (a regular expression that times out, a detector that
 raises) does not stop the scan: it is recorded in :attr:`EngineResult.errors`
@@ -14,24 +14,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Optional
 
 from hermes_audit.documents.document import Document
 from hermes_audit.engine import unicode_chars as uc
-from hermes_audit.engine.catalog import Rule
-from hermes_audit.engine.detectors import DETECTORS, DetectorHit, shown_decoded
-from hermes_audit.engine.normalize import MappedText, nfkc
+from hermes_audit.patterns.catalog import Rule
+from hermes_audit.engine.detectors import DETECTORS
+from hermes_audit.engine.finding import _format, _rule_like, judge, make_finding
+from hermes_audit.findings import DetectorHit
+from hermes_audit.patterns.normalize import MappedText, nfkc
 from hermes_audit.engine.overlap import merge_overlapping
-from hermes_audit.engine.redact import redact, redact_decoded
-from hermes_audit.findings import Confidence, Finding, Severity, Span
+from hermes_audit.engine.redact import redact
+from hermes_audit.findings import Finding, Severity
+from hermes_audit.patterns.prefilter import (
+    LiteralIndex, Prefilter, analyse, depth0_units, iter_matches, prefilter_for,
+)
 
 if TYPE_CHECKING:  # issue 8: imported on the first hit (start-up time of a clean scan)
     from hermes_audit.engine.markdown import ExampleSpans
 
 #: Seconds one regular expression may run on one document before it is abandoned.
 REGEX_TIMEOUT = 5.0
-#: Characters of a finding's matched text kept in its snippet.
-SNIPPET_CHARS = 160
 #: Findings kept per rule and document; further matches are counted and the last kept finding says how
 #: many (issue 8: a hostile file with millions of matches must not exhaust memory or time).
 MAX_FINDINGS_PER_RULE = 1_000
@@ -60,11 +63,6 @@ _NO_GATES: tuple = ()
 #: A pattern that a gate cannot hold: back-references, named groups and calls (numbering), global inline flags;
 #: look-arounds ``(?=``, ``(?!``, ``(?<=``, ``(?<!`` are held.
 _UNGATEABLE = None
-
-
-class _SafeDict(dict):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
 
 
 @dataclass
@@ -100,6 +98,8 @@ class Views:
         elif name == "nfkc":
             v = nfkc(self.raw_text)
         elif name == "deobfuscated":
+            # start-up time: compiled from the catalog cache's op-codes when imported, so imported after the catalog
+            # is loaded
             from hermes_audit.engine.deobfuscate import deobfuscate
 
             v = deobfuscate(self.raw_text, self._cache.get("nfkc"))
@@ -109,15 +109,13 @@ class Views:
         return v
 
     def index(self, name: str):
-        """The keyword index (:class:`~hermes_audit.engine.prefilter.LiteralIndex`) of view ``name``'s text;
+        """The keyword index (:class:`~hermes_audit.patterns.prefilter.LiteralIndex`) of view ``name``'s text;
         views with the same text share one."""
         idx = self._index_by_name.get(name)  # issue 8: one dict look-up per rule once built
         if idx is None:
             text = self.get(name).text
             idx = self._indexes.get(text)
             if idx is None:
-                from hermes_audit.engine.prefilter import LiteralIndex
-
                 idx = self._indexes[text] = LiteralIndex(text)
             self._index_by_name[name] = idx
         return idx
@@ -129,10 +127,8 @@ class Views:
 
     def matches(self, name: str, pattern, timeout: Optional[float] = None):
         """``pattern.finditer`` over view ``name``, skipped when a required keyword is absent and tried only
-        where a leading keyword starts (issue 8, :func:`hermes_audit.engine.prefilter.iter_matches`: the same
+        where a leading keyword starts (issue 8, :func:`hermes_audit.patterns.prefilter.iter_matches`: the same
         matches). Views with the same text share one keyword index."""
-        from hermes_audit.engine.prefilter import iter_matches
-
         return iter_matches(pattern, self.get(name).text, self.index(name), timeout)
 
 
@@ -151,8 +147,6 @@ def rule_gates(rule: Rule) -> tuple:
     import re
 
     import regex
-
-    from hermes_audit.engine.prefilter import depth0_units
 
     global _UNGATEABLE
     if _UNGATEABLE is None:
@@ -189,12 +183,10 @@ def rule_gates(rule: Rule) -> tuple:
 
 def rule_leads(rule: Rule) -> tuple:
     """The leading keywords (folded) of every pattern of ``rule``, as
-    :func:`hermes_audit.engine.prefilter.analyse` finds them; cached per rule code. The engine has the keyword
+    :func:`hermes_audit.patterns.prefilter.analyse` finds them; cached per rule code. The engine has the keyword
     index locate them in one pass on a long text (issue 8: see ``LiteralIndex.locate``)."""
     got = _LEADS.get(rule.code)
     if got is None:
-        from hermes_audit.engine.prefilter import analyse
-
         words: dict = {}
         for p in rule.compiled:
             lead = analyse(p.pattern, int(p.flags))[1]
@@ -236,7 +228,6 @@ class _Gating:
         """How many members of the group ``head`` may match by their keyword prefilters (at most 2 counted)."""
         if not self.patterns:
             return 2
-        from hermes_audit.engine.prefilter import prefilter_for
 
         index, live = self.views.index(self.view), 0
         for j, g in enumerate(self.gates):
@@ -264,8 +255,6 @@ def rule_matches(views: Views, rule: Rule, timeout: Optional[float] = None):
     what :meth:`Engine.run` finds for the rule before keyword dispatch, which only skips patterns that cannot
     match (issue 8; the worst-case benchmark measures a rule with it). Gates only on views of at least
     :data:`GATE_MIN_CHARS` characters, as in :meth:`Engine.run`."""
-    from hermes_audit.engine.prefilter import prefilter_for
-
     gating = _long_text_gating(views, rule, timeout)
     for i, pat in enumerate(rule.compiled):
         # as in Engine.run: a pattern whose keywords are absent is skipped before its group's gate is consulted
@@ -273,92 +262,18 @@ def rule_matches(views: Views, rule: Rule, timeout: Optional[float] = None):
             yield from views.matches(rule.view, pat, timeout)
 
 
-def make_finding(
-    doc: Document,
-    rule: Rule,
-    start: int,
-    end: int,
-    message: str,
-    severity: Optional[Severity] = None,
-    confidence: Optional[Confidence] = None,
-    hermes_pattern_id: Optional[str] = None,
-    decoded: Optional[str] = None,
-) -> Finding:
-    """A finding for ``rule`` at ``[start, end)`` of the document text, snippet redacted and escaped."""
-    extent = doc.extent
-    if extent and start >= extent:  # a hit at the very end (an empty match) points at the last character
-        start = extent - 1
-    end = max(end, start + 1) if extent else end
-    end = min(end, extent)
-    start = min(start, end)
-    matched = doc.slice(start, end)
-    if decoded is not None:
-        shown = redact_decoded(decoded)
-        if shown != decoded:  # the message quotes the decoding: a credential in it is masked there too
-            message = message.replace(decoded, shown)
-            decoded = shown
-    return Finding(
-        rule_id=rule.code,
-        rule_name=rule.name,
-        family=rule.family,
-        severity=severity if severity is not None else rule.severity,
-        confidence=confidence if confidence is not None else rule.confidence,
-        path=doc.path,
-        span=Span(start, end),
-        start=doc.position(start),
-        end=doc.position(end),
-        message=redact(message),  # a message may quote or decode file text (HA306's decoded token)
-        snippet=uc.printable(redact(matched), SNIPPET_CHARS),
-        hermes_pattern_id=hermes_pattern_id,
-        fix=rule.fix or None,
-        decoded=shown_decoded(redact(decoded)) if decoded is not None else None,
-    )
-
-
-def _format(rule: Rule, fields: dict) -> str:
-    try:
-        return rule.message.format_map(_SafeDict(fields))
-    except (ValueError, IndexError):
-        return rule.message
-
-
-def _demote(c: Confidence) -> Confidence:
-    return Confidence(max(int(c) - 1, 0))
-
-
-def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severity,
-          conf: Confidence) -> Optional[tuple[Severity, Confidence, str]]:
-    """Severity, confidence and message note of a prose match ``[start, end)`` of ``text`` (a rule with
-    ``demote_in_examples``), decided by the shared negation and quotation models.
-
-    * forbidden (:func:`hermes_audit.engine.negation.forbidden`: negated on its clause, an item of a list
-      introduced by "must not:", a quoted phrase not to say): ``None``, no finding (as a negation guard written
-      into a pattern would: the text forbids what the rule looks for);
-    * a quoted example or code (:meth:`hermes_audit.engine.markdown.ExampleSpans.describes`): capped at medium,
-      or at low when the text labels it as an attack or a prohibited request
-      (:func:`hermes_audit.engine.negation.labelled_example`); confidence one lower;
-    * otherwise unchanged, with an empty note. Quoted examples are never silenced.
-    """
-    from hermes_audit.engine.markdown import DESCRIBES_SEVERITY_CAP
-    from hermes_audit.engine.negation import FORBIDDEN_SEVERITY_CAP, forbidden, labelled_example
-
-    if forbidden(text, start, end):
-        return None
-    why = examples.describes(start, end)
-    if not why:
-        return sev, conf, ""
-    label = labelled_example(text, start)
-    if label:
-        return (min(sev, FORBIDDEN_SEVERITY_CAP), _demote(conf),
-                f" ({why}, labelled \"{label}\": taken to describe rather than instruct)")
-    return min(sev, DESCRIBES_SEVERITY_CAP), _demote(conf), f" ({why}: it may describe rather than instruct)"
-
-
 class Engine:
-    """Runs audit rules over documents. One engine can serve many documents."""
+    """Runs audit rules over documents. One engine can serve many documents.
+
+    A rule that names a detector runs only when :attr:`detectors` has it: this engine's are the text-only
+    ones (:data:`~hermes_audit.engine.detectors.DETECTORS`); the audits' engine
+    (:class:`hermes_audit.audits.detectors.AuditEngine`) adds the detectors that read the Hermes model."""
+
+    #: detector name -> detector (``text, params -> DetectorHit...``); looked up when a rule runs
+    detectors: Mapping[str, Callable] = DETECTORS
 
     def __init__(self, rules: Iterable[Rule], regex_timeout: float = REGEX_TIMEOUT) -> None:
-        self.rules = [r for r in rules if not r.is_parity]
+        self.rules = [r for r in rules if not r.is_parity and (r.detector is None or r.detector in self.detectors)]
         self.regex_timeout = regex_timeout
         self._decoded_rules = [r for r in self.rules if r.patterns and r.view in ("deobfuscated", "nfkc", "raw")]
         self._plans: dict[str, tuple] = {}  # rule code -> _rule_plan (issue 8)
@@ -400,7 +315,7 @@ class Engine:
 
     def _live_slots(self, kind, index) -> Optional[set]:
         """The slots of the patterns worth checking on the text of ``index`` (a
-        :class:`~hermes_audit.engine.prefilter.LiteralIndex`): those listed under a keyword present
+        :class:`~hermes_audit.patterns.prefilter.LiteralIndex`): those listed under a keyword present
         (:func:`_register_triggers`), and those always tried; ``None`` when the accelerator does not answer for
         that text (then every pattern's prefilter is checked)."""
         got = index.present_keywords()
@@ -436,7 +351,7 @@ class Engine:
             try:
                 if rule.detector:
                     # detectors also get the document kind (memory-store checks depend on it)
-                    hits = DETECTORS[rule.detector](text, {**rule.params, "document_kind": doc.kind.value})
+                    hits = self.detectors[rule.detector](text, {**rule.params, "document_kind": doc.kind.value})
                     for h in hits:
                         if capped.get(rule.code, 0) >= MAX_FINDINGS_PER_RULE:
                             capped[rule.code] += 1  # counted, not kept (issue 8: bounded memory)
@@ -449,6 +364,7 @@ class Engine:
                         sev, conf, note = h.severity, None, ""
                         if h.describable and rule.demote_in_examples:
                             if examples is None:
+                                # start-up time: the Markdown example spans grade a hit; a clean scan has none
                                 from hermes_audit.engine.markdown import ExampleSpans
 
                                 examples = ExampleSpans(text)  # issue 8: markdown is imported on the first hit
@@ -503,6 +419,7 @@ class Engine:
                         note = ""
                         if rule.demote_in_examples:
                             if examples is None:
+                                # start-up time: the Markdown example spans grade a hit; a clean scan has none
                                 from hermes_audit.engine.markdown import ExampleSpans
 
                                 examples = ExampleSpans(text)  # issue 8: markdown is imported on the first hit
@@ -539,7 +456,7 @@ class Engine:
             if len(cache) >= 4096:
                 cache.clear()
             sub = Document.from_text(payload, doc.path, doc.kind)
-            inner = Engine(self._decoded_rules, self.regex_timeout).run(sub)
+            inner = type(self)(self._decoded_rules, self.regex_timeout).run(sub)
             cache[key] = inner
             result.errors.extend(inner.errors)
         for f in inner.findings:
@@ -550,7 +467,6 @@ class Engine:
             result.findings.append(outer)
 
 
-_prefilter_for = None  # hermes_audit.engine.prefilter.prefilter_for, imported on first need
 
 
 def _pattern_info(p) -> tuple:
@@ -559,10 +475,7 @@ def _pattern_info(p) -> tuple:
     a text is checked with :func:`_check_prefilters`). The slot is a small number, distinct per pattern, that
     :func:`_register_triggers` lists patterns by; clauses: the prefilter's, most selective first (False without
     one)."""
-    global _prefilter_for
-    if _prefilter_for is None:
-        from hermes_audit.engine.prefilter import prefilter_for as _prefilter_for
-    pf = _prefilter_for(p)
+    pf = prefilter_for(p)
     key = (p.pattern, p.flags)
     got = _PATTERNS[key] = (pf, key, len(_PATTERNS), pf is not None and pf.clauses)
     return got
@@ -579,8 +492,6 @@ def _check_prefilters(key: tuple, pf) -> tuple:
     with fewer look-ups); the ASCII variant drops non-ASCII keywords (an ASCII text holds none, and folding keeps
     ASCII ASCII), so a clause left empty fails at once and a rule written for another script costs one look-up
     there."""
-    from hermes_audit.engine.prefilter import Prefilter
-
     clauses = pf.clauses
     if any(len(a) > len(b) for a, b in zip(clauses, clauses[1:])):
         pf = Prefilter(tuple(sorted(clauses, key=len)))
@@ -627,11 +538,3 @@ def _register_triggers(search, plans) -> None:
                 else:
                     got.append(slot)
 
-
-def _rule_like(f: Finding) -> Rule:
-    from hermes_audit.engine.catalog import Rule as R
-
-    return R(
-        code=f.rule_id, name=f.rule_name, family=f.family, severity=f.severity, confidence=f.confidence,
-        title="", message="", help="", kinds=frozenset({"all"}), source="", fix=f.fix or "",
-    )

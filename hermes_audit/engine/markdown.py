@@ -34,8 +34,8 @@ import bisect
 import re
 from typing import Optional
 
-from hermes_audit.engine.regex_code import re_compile_builtin as _compile  # issue 8: op-codes from the catalog cache
-from hermes_audit.engine.negation import lead_in
+from hermes_audit.patterns.regex_code import re_compile_builtin as _compile  # issue 8: op-codes from the catalog cache
+from hermes_audit.engine.negation import _DESCRIBES_LEAD_IN, lead_in, negation_before
 from hermes_audit.findings import Severity
 
 #: Highest severity an audit finding keeps when it lies in quoted or code text.
@@ -114,12 +114,6 @@ _RUN_AFTER = _compile(
 _NEGATED_AFTER = _compile(r"[ \t]{0,2}(?:nicht|nie|niemals|keinesfalls)\b", re.I)
 #: A negation or prohibition earlier on the same sentence ("never run `...`", "do not execute `...`").
 _NEGATED = _compile(r"\b(?:not|never|no|avoid|without|refuse|forbid(?:den)?|prohibit(?:ed)?)\b|n[\'\u2019]t\b", re.I)
-#: Words of a lead-in line that present what follows as examples, not as steps.
-_DESCRIBES_LEAD_IN = _compile(
-    r"\b(?:examples?|e\.g\.|such\s+as|like|dangerous|malicious|attack\w*|suspicious|red\s+flags?|blocks?|blocked|"
-    r"detects?|detected|flag(?:s|ged)?|patterns?|indicators?|payloads?|exploits?|risky|unsafe)\b",
-    re.I,
-)
 #: Characters of a line looked at before an inline code span for a run verb or a negation.
 _RUN_WINDOW = 160
 #: Where a sentence starts, looking back from an inline code span (CJK full stops need no space after them).
@@ -153,8 +147,6 @@ def _inline_performs(text: str, start: int, end: int) -> bool:
         return _SHELL_COMMAND.match(body[:2000]) is not None and not _lead_in_describes(text, line_start)
     m = _SENTENCE_BREAK.match(prefix)
     sentence = prefix[m.end():] if m else prefix
-    from hermes_audit.engine.negation import negation_before  # issue 19: the shared negation model
-
     if _RUN_INLINE.search(sentence) is not None:
         return negation_before(text, start) is None and _NEGATED_AFTER.match(text, end) is None
     # issue 19: "`...` を実行してください", "`...`를 실행하세요", "`...` चलाएँ", "`...` را اجرا کنید"

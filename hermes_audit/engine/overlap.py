@@ -30,6 +30,9 @@ from typing import Iterable, Optional
 
 from hermes_audit.documents.document import Document
 from hermes_audit.findings import Finding
+from hermes_audit.engine import unicode_chars as uc
+from hermes_audit.engine.finding import _format, _rule_like, judge, make_finding
+from hermes_audit.engine.redact import redact
 
 
 def _clusters(findings: list[Finding]) -> list[list[Finding]]:
@@ -48,10 +51,6 @@ def _clusters(findings: list[Finding]) -> list[list[Finding]]:
 
 def _regex_finding(doc: Document, rule, start: int, end: int, examples) -> Optional[Finding]:
     """The finding of regular-expression ``rule`` over ``[start, end)``, decided as the engine decides a match."""
-    from hermes_audit.engine import unicode_chars as uc
-    from hermes_audit.engine.engine import _format, judge, make_finding
-    from hermes_audit.engine.redact import redact
-
     sev, conf, note = rule.severity, rule.confidence, ""
     if rule.demote_in_examples:  # forbids or describes rather than performs (the engine's judgement)
         judged = judge(doc.text or "", examples(), start, end, sev, conf)
@@ -71,8 +70,6 @@ def merge_overlapping(findings: Iterable[Finding], doc: Document, rules: Iterabl
     The order of the result is unspecified (the engine sorts). ``O(n log n)``
     for ``n`` findings.
     """
-    from hermes_audit.engine.engine import _rule_like, make_finding
-
     by_rule: dict[str, list[Finding]] = {}
     for f in findings:
         by_rule.setdefault(f.rule_id, []).append(f)

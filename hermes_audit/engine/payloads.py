@@ -24,8 +24,9 @@ import re as _re
 import unicodedata
 from typing import Iterator, Optional
 
-from hermes_audit.engine.detectors import DetectorHit, distinct_chars
-from hermes_audit.engine.regex_code import compile_builtin  # issue 8: op-codes from the catalog cache
+from hermes_audit.engine.hits import distinct_chars
+from hermes_audit.findings import DetectorHit
+from hermes_audit.patterns.regex_code import compile_builtin  # issue 8: op-codes from the catalog cache
 from hermes_audit.engine.unicode_chars import printable
 
 #: Most encoded-looking runs decoded per document.
@@ -285,6 +286,8 @@ def _script(ch: str) -> str:
 
 def detect_confusable_words(text: str, params: dict) -> Iterator[DetectorHit]:
     """Words mixing ASCII letters with look-alike letters of another script (UTS #39 prototypes)."""
+    # start-up time: compiled from the catalog cache's op-codes when imported, so imported after the catalog is
+    # loaded
     from hermes_audit.engine.deobfuscate import confusable_prototypes
 
     protos = confusable_prototypes()

@@ -4,15 +4,30 @@ from __future__ import annotations
 
 import functools
 
-from hermes_audit.engine.regex_code import compile_builtin, declare
+from hermes_audit.patterns.regex_code import compile_builtin, declare
 
 # Token shapes: provider prefixes, then key=value assignments with long values.
 _SECRET_SHAPES_PATTERN = declare(
-    r"(?P<keep>sk-(?:ant-)?|ghp_|gho_|ghs_|ghu_|ghr_|github_pat_|glpat-|xox[abpr]-|AKIA|ASIA|AIza|hf_|"
-    r"(?:sk|rk|pk)_(?:live|test)_|hooks\.slack\.com/services/|discord(?:app)?\.com/api/webhooks/)"
-    r"(?P<secret>[A-Za-z0-9_\-/]{8,})"
+    # (sixth red team: the providers' published token prefixes; a prefix followed by 8 or more token
+    # characters is masked: npm, PyPI, SendGrid, DigitalOcean, Shopify, Vault, GitLab runner/deploy, Groq,
+    # Replicate, Stripe webhooks, Docker Hub, Fly.io, Linear, Notion, Atlassian, age, Google OAuth, Meta,
+    # Slack app/refresh, Postman, PlanetScale, Alibaba, Databricks, Square, Mailgun, Sentry, Doppler,
+    # Grafana, New Relic, Supabase, Pulumi, Terraform Cloud, RubyGems, Clojars, Artifactory, Figma, Bitbucket)
+    r"(?P<keep>sk-(?:ant-|proj-)?|gh[pousr]_|github_pat_|gl(?:pat|rt|dt|ptt|soat|cbt|imt|agent)-|GR1348941|"
+    r"xox[abpre]-|xapp-|AKIA|ASIA|AIza|hf_|(?:sk|rk|pk)_(?:live|test)_|whsec_|"
+    r"hooks\.slack\.com/services/|discord(?:app)?\.com/api/webhooks/|"
+    r"npm_|pypi-|SG\.|do[opr]_v1_|shp(?:at|ss|ca|pa)_|hv[sbr]\.|gsk_|r8_|dckr_pat_|fly_|FlyV1 |lin_api_|"
+    r"ntn_|secret_(?=[A-Za-z0-9]{43})|ATATT3x|ATBB|AGE-SECRET-KEY-1|ya29\.|EAA(?=[A-Za-z0-9]{30})|PMAK-|"
+    r"pscale_(?:tkn|pw|oauth)_|LTAI|dapi(?=[a-f0-9]{32})|sq0(?:atp|csp)-|key-(?=[0-9a-f]{32})|"
+    r"sntr[ysu]_|dp\.(?:pt|st|sa|ct)\.|gl(?:c|sa)_|NRAK-|sbp_|pul-|atlasv1\.|rubygems_|CLOJARS_|AKC(?=[A-Za-z0-9]{10})|"
+    r"figd_|AccountKey=|SharedAccessKey=)"
+    r"(?P<secret>[A-Za-z0-9_\-/+.=]{8,})"
+    # a Telegram bot token (bot id, a colon, AA and the secret)
+    r"|(?P<tgid>\b\d{8,10}:)(?P<tgsecret>AA[A-Za-z0-9_-]{30,})"
     # (key names and value characters cover what HA404/HA406 report: access_key = <40 chars>, password: hunter2hunter2)
-    r"|(?P<kv>(?i:api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?key|token|secret|password|passwd|passphrase|pwd|auth|sig|signature|x-amz-signature)[\"']?\s*:?[=:]\s*[\"']?)"
+    r"|(?P<kv>(?i:api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret|token|secret|password|passwd|passphrase|pwd|(?<![a-z])pw|(?<![a-z])pass|auth|sig|signature|x-amz-signature|credentials?)[\"']?\s*(?:=>|==|:?[=:])\s*[\"']?"
+    # "the password is Hunter2pw": a value with a digit or symbol in it, after "<name> is"
+    r"|(?i:password|passphrase|passwd|secret|token|api key)\s+is\s+[\"']?(?=[^\s\"']*[0-9_\-/+!@#$%]))"
     r"(?P<value>[A-Za-z0-9+/=_\-.!@#%^&*~]{8,})"
     r"|(?P<pem>-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]{0,4000}?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"
     # a JSON web token, an HTTP Bearer or Basic credential (red team: shown in full in snippets)
@@ -24,7 +39,8 @@ _SECRET_SHAPES_PATTERN = declare(
     r"(?P<flagval>[^\s'\"-][^\s'\"]{5,})"
     r"|(?P<authtok>(?i:authorization:)[ \t]*(?i:token)[ \t]+|\blogin[ \t]+\S+[ \t]+password[ \t]+)(?P<atval>\S{4,})"
     # curl's -u/--user/--proxy-user user:password, also glued or bundled (-uadmin:pw, -su, -u'admin:pw')
-    r"|(?P<curlu>(?:(?<![\w-])-[A-Za-z]{0,4}u[ \t]{0,4}|--(?:proxy-)?user[ \t=]{1,4})['\"]?[^\s:'\"]{1,64}:)"
+    r"|(?P<curlu>(?:(?<![\w-])-[A-Za-z]{0,4}u[ \t]{0,4}|--(?:proxy-)?user[ \t=]{1,4})['\"]?[^\s:'\"]{1,64}:"
+    r"|(?<![\w-])-U[ \t]{0,4}['\"]?[^\s%'\"]{1,64}%)"
     r"(?P<pw>[^\s'\"]{4,})"
     # the userinfo of a URL in the text (https://user:password@host, //token@host): red team, issue 18
     r"|(?P<urlhead>\b[A-Za-z][A-Za-z0-9+.-]{0,20}://|(?<![:\w/])//)(?P<userinfo>[^\s@/'\"<>()\[\]]{1,256})(?=@)"
@@ -87,6 +103,8 @@ def redact(text: str) -> str:
     def repl(m) -> str:
         if m.group("keep"):
             return m.group("keep") + m.group("secret")[:4] + "****"
+        if m.group("tgid"):
+            return m.group("tgid") + "AA****"
         if m.group("kv"):
             return m.group("kv") + m.group("value")[:4] + "****"
         if m.group("jwt"):
@@ -121,6 +139,8 @@ def redact_in_place(text: str) -> str:
         if m.group("keep"):
             secret = m.group("secret")
             return m.group("keep") + secret[:4] + "*" * (len(secret) - 4)
+        if m.group("tgid"):
+            return m.group("tgid") + "AA" + "*" * (len(m.group("tgsecret")) - 2)
         if m.group("kv"):
             value = m.group("value")
             return m.group("kv") + value[:4] + "*" * (len(value) - 4)

@@ -49,6 +49,9 @@ from typing import Iterable, Optional
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.findings import Finding, RelatedLocation
+from hermes_audit.documents.gitroot import find_git_root
+from hermes_audit.engine.finding import make_finding
+from hermes_audit.hermes.outcomes import BLOCKED, blocked_marker, context_scan_unit
 
 #: Most AGENTS.md chains built per scan (one per deepest directory holding an AGENTS file).
 MAX_CHAINS = 500
@@ -127,8 +130,6 @@ def _content(doc: Document, verdict, label: str, profile) -> Optional[tuple[str,
     endings arrive as ``\n`` (:func:`hermes_audit.hermes.verdict.context_scan_unit`
     models it); the offsets map each character back to the file's text.
     """
-    from hermes_audit.hermes.verdict import BLOCKED, blocked_marker, context_scan_unit
-
     if doc.text is None or not doc.readable:
         return None
     unit = context_scan_unit(doc.text, doc.kind, label, profile)
@@ -188,8 +189,6 @@ def cursor_assemblies(items: Iterable[tuple[Document, object]], profile) -> list
 
 
 def _git_root(start: Path) -> Optional[Path]:
-    from hermes_audit.documents.gitroot import find_git_root
-
     return find_git_root(start)
 
 
@@ -282,8 +281,6 @@ def seam_findings(items: list[tuple[Document, object]], engine, profile) -> tupl
     is the :class:`~hermes_audit.engine.engine.Engine` with the selected rules.
     Returns ``(findings, matched texts for fingerprints, engine errors)``.
     """
-    from hermes_audit.engine.engine import make_finding
-
     assemblies = cursor_assemblies(items, profile) + agents_chain_assemblies(items, profile)
     findings: list[Finding] = []
     texts: list[str] = []

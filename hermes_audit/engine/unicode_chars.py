@@ -136,3 +136,31 @@ def printable(text: str, limit: int = 200, count_rest: bool = False) -> str:
     if len(text) > len(head):
         out.append(f"… ({len(text) - len(head)} more)" if count_rest else "…")
     return "".join(out)
+
+
+#: Characters ``printable`` escapes although ``str.isprintable`` accepts them (variation selectors, blank letters).
+_PRINTABLE_BUT_ESCAPED = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef" + "".join(sorted(BLANK_LETTERS)) + "]")
+
+
+#: Longest text :func:`safe_path` shows.
+_SAFE_CHARS = 4096
+
+
+def safe_path(path: str) -> str:
+    """A path with control, bidi and undecodable characters escaped (never shown raw)."""
+    # issue 8: most texts need no escape. ``str.isprintable`` is False for every category ``printable``
+    # escapes (Cc, Cf, Cs, Co, Cn, Zl, Zp; the tags are Cf or Cn; surrogate-escaped bytes are Cs), and
+    # the pattern finds the printable characters it escapes too: such a text comes back unchanged.
+    if len(path) <= _SAFE_CHARS and path.isprintable() and (path.isascii() or
+                                                            _PRINTABLE_BUT_ESCAPED.search(path) is None):
+        return path
+    return _safe_path_escaped(path)
+
+
+def _safe_path_escaped(path: str) -> str:
+    """:func:`safe_path` without its no-escape shortcut."""
+    try:
+        raw = path.encode("utf-8", "surrogateescape")  # undecodable bytes of a file name, back to bytes
+    except UnicodeEncodeError:  # another lone surrogate: printable() shows it as \udXXX
+        return printable(path, _SAFE_CHARS)
+    return printable(raw.decode("utf-8", "backslashreplace"), _SAFE_CHARS)

@@ -80,7 +80,13 @@ from hermes_audit.hermes.truncation import (
     truncate_content,
 )
 from hermes_audit.hermes.newlines import NewlineMap
-from hermes_audit.hermes.verdict import blocked_marker, manifest_state_from_text
+from hermes_audit.hermes.outcomes import blocked_marker, manifest_state_from_text
+from hermes_audit.findings import Severity
+from hermes_audit.hermes.outcomes import soul_is_user_authored, unreadable_consequence
+from hermes_audit.hermes.truncation import (
+    CONTEXT_TRUNCATE_HEAD_RATIO, CONTEXT_TRUNCATE_TAIL_RATIO, MISSING as _MISSING, marker_heading_list, py_tail,
+    truncation_marker, truncation_warning,
+)
 
 #: First line of the ``# Project Context`` block (``build_context_files_prompt``).
 PROJECT_CONTEXT_HEADER = (
@@ -418,9 +424,10 @@ def hermes_text(read: ReadResult, encoding: str) -> Optional[HermesText]:
     return HermesText(t, base, removed)
 
 
-def strip_yaml_frontmatter_text(content: Text) -> tuple[Text, int]:
-    """``_strip_yaml_frontmatter`` (0.19.0 and latest) and how many leading characters it removed."""
-    body, removed = lstrip_chars(content, "\ufeff")
+def strip_yaml_frontmatter_text(content: Text, drop_bom: bool = True) -> tuple[Text, int]:
+    """``_strip_yaml_frontmatter`` (0.19.0 and latest) and how many leading characters it removed.
+    ``drop_bom`` false: up to 0.18.2 leading U+FEFF characters are kept (``content.startswith("---")``)."""
+    body, removed = lstrip_chars(content, "\ufeff") if drop_bom else (content, 0)
     if startswith(body, "---"):
         if isinstance(body, str):
             end = body.find("\n---", 3)
@@ -776,8 +783,6 @@ class _Sim:
             e.status, e.reason = MISSING, f"{rd.detail}; Hermes treats it as absent"
             return
         if rd.status is ReadStatus.NOT_REGULAR:
-            from hermes_audit.hermes.verdict import unreadable_consequence  # (verdict imports this module's peers)
-
             e.status, e.reason = SKIPPED, f"{rd.detail}; {unreadable_consequence(e.kind, rd, self.p, e.path)}"
             return
         if rd.status is ReadStatus.NOT_UTF8:
@@ -798,7 +803,7 @@ class _Sim:
             return
         if e.type == TYPE_HERMES:
             try:
-                body, n = strip_yaml_frontmatter_text(content)
+                body, n = strip_yaml_frontmatter_text(content, self.p.strip_bom_before_scan)
             except UnknownText as exc:
                 e.status, e.reason = UNPREDICTABLE, f"oversized file: {exc}"
                 return
@@ -809,14 +814,15 @@ class _Sim:
 
     def hangs(self, e: FileEntry) -> bool:
         """True when reading ``e`` blocks the 0.19 session start (a FIFO or character device opened with read_text)."""
-        return self.p.lineage == "0.19" and e.fs_type in ("fifo", "chardev")
+        return not self.p.context_nonblocking_reads and e.fs_type in ("fifo", "chardev")
 
     # -- scanning and sections -------------------------------------------------
     def scan(self, e: FileEntry, label: str, user_authored: bool = False) -> tuple[Text, bool]:
         """``_scan_context_content``: (text that goes into the prompt, blocked?)."""
         content = e.content
         assert content is not None
-        skip = 1 if startswith(content, "\ufeff") else 0
+        # one leading U+FEFF is dropped before the scan from 0.19.0; up to 0.18.2 it is scanned (and blocks)
+        skip = 1 if self.p.strip_bom_before_scan and startswith(content, "\ufeff") else 0
         e.scan_skip = skip
         body = drop_prefix(content, skip)
         window = slice_text(body, 0, self.scanner.max_scan_chars)
@@ -951,9 +957,11 @@ class _Sim:
             rel = os.path.relpath(cwd, root).split("/")
             dirs = [root] + [posixpath.join(root, *rel[: i + 1]) for i in range(len(rel))]
         chosen: list[FileEntry] = []
+        names = ("AGENTS.override.md", "AGENTS.md", "agents.md") if self.p.agents_override else ("AGENTS.md", "agents.md")
+        first = ", ".join(names)
         for d in dirs:
             winner: Optional[FileEntry] = None
-            for name in ("AGENTS.override.md", "AGENTS.md", "agents.md"):
+            for name in names:
                 t = safe_type(self.fs, posixpath.join(d, name))
                 if t is None:
                     continue
@@ -964,7 +972,7 @@ class _Sim:
                     if e.status == LOADED:
                         e.status = SHADOWED
                         e.shadowed_by = winner.display
-                        e.reason = f"{winner.name} in the same directory wins (first non-empty of AGENTS.override.md, AGENTS.md, agents.md)"
+                        e.reason = f"{winner.name} in the same directory wins (first non-empty of {first})"
                     continue
                 e.reached = reached
                 if e.status == UNPREDICTABLE and reached:
@@ -1062,10 +1070,20 @@ class _Sim:
                     e.reason = f"{self.p.label} reads AGENTS.md from the session directory only (a newer Hermes merges the git-root chain)"
             if d == self.git_root:
                 break
-        for name in ("AGENTS.override.md",):
-            t = safe_type(self.fs, posixpath.join(self.cwd, name))
-            if t is not None:
-                e = self.entry(TYPE_AGENTS, self.cwd, name)
+
+    def override_ignored(self) -> None:
+        """A profile without ``agents_override`` never reads AGENTS.override.md: list the ones where it looks for
+        AGENTS.md (the session directory, or every directory of the chain) as ignored."""
+        dirs = [self.cwd]
+        if self.p.agents_chain and self.git_root is not None and self.git_root != self.cwd \
+                and is_relative_to(self.cwd, self.git_root):
+            rel = os.path.relpath(self.cwd, self.git_root).split("/")
+            dirs = [self.git_root] + [posixpath.join(self.git_root, *rel[: i + 1]) for i in range(len(rel))]
+        for d in dirs:
+            name = "AGENTS.override.md"
+            if safe_type(self.fs, posixpath.join(d, name)) is not None:
+                label = name if d == self.cwd else os.path.relpath(posixpath.join(d, name), self.cwd)
+                e = self.entry(TYPE_AGENTS, d, name, label)
                 self.load(e)
                 if e.status == LOADED:
                     e.status = IGNORED
@@ -1110,6 +1128,8 @@ class _Sim:
                         e.reason += " (not reached)"
             if type_ == TYPE_AGENTS and not self.p.agents_chain:
                 self.parent_agents_019()
+            if type_ == TYPE_AGENTS and not self.p.agents_override:
+                self.override_ignored()
         self.r.winner = winner
         # statuses of the sections' members
         for pc in self.r.project_pieces():
@@ -1120,9 +1140,14 @@ class _Sim:
             for m in s.members:
                 if m.status == LOADED and m.content is not None and m.injected_chars < len(m.content) - m.scan_skip:
                     m.status = TRUNCATED
+        # members whose own section was cut (else only the merged chain's second cut reached them)
+        own_cut = {id(m) for s in self.r.sections if s.truncation.truncated for m in s.members}
         for e in self.r.entries:
             if e.status in (LOADED, TRUNCATED) and not e.reason:
-                if e.status == TRUNCATED:
+                if e.status == TRUNCATED and self.r.merged is not None and id(e) not in own_cut:
+                    e.reason = (f"loaded whole into its section; the joined AGENTS.md chain is cut to the cap "
+                                f"({e.injected_chars:,} of {e.chars:,} characters reach the prompt)")
+                elif e.status == TRUNCATED:
                     e.reason = f"loaded, cut to the cap ({e.injected_chars:,} of {e.chars:,} characters reach the prompt)"
                 else:
                     e.reason = "loaded whole"
@@ -1155,7 +1180,7 @@ class _Sim:
         e = FileEntry(TYPE_SOUL, "SOUL.md", path, path, "SOUL.md", DocumentKind.SOUL_MD, fs_type=t, reached=True)
         e.symlink = self.fs.is_symlink(path)
         if t in ("fifo", "chardev"):
-            if self.p.lineage == "0.19":
+            if not self.p.context_nonblocking_reads:
                 e.status = HANG
                 return SoulReport(path, HANG, f"SOUL.md is a {t}: {self.p.label} reads it with a plain read_text() and blocks forever", e)
             return SoulReport(path, SKIPPED, f"SOUL.md is a {t}: the read times out after 5 s (context_file_read_timeout) and Hermes skips it", e)
@@ -1171,15 +1196,13 @@ class _Sim:
         if isinstance(content, str) and _looks_like_legacy_template(content):
             self.r.notes.append("SOUL.md looks like an old installer template (a heading and one HTML comment): "
                                 "Hermes replaces such templates with its default SOUL.md on start")
-        if self.p.lineage != "0.19" and isinstance(content, str) and _PROTOCOL_HEADING in content:
+        if self.p.soul_strip_legacy_protocol and isinstance(content, str) and _PROTOCOL_HEADING in content:
             new = _strip_legacy_protocol(content).strip()
             if not new:
                 return SoulReport(path, EMPTY, "only a legacy '## Messaging other agents' section, which Hermes removes: default identity", e)
             e.content = content = new
         user_authored = True
         if self.p.soul_warn_mode:
-            from hermes_audit.hermes.verdict import soul_is_user_authored
-
             user_authored = soul_is_user_authored(manifest)
         else:
             user_authored = False
@@ -1206,11 +1229,6 @@ def _partial_truncation(text: Text, warn_name: str, cap: int, profile: VersionPr
     """The cut of a text whose unread middle decides the marker (latest lists its headings): sizes, kept
     head and tail and omitted range are exact; the marker lists only the headings that were read, and
     ``lost_headings`` is ``None`` (unknown). The report keeps the render unavailable (``unknown``)."""
-    from hermes_audit.hermes.truncation import (
-        CONTEXT_TRUNCATE_HEAD_RATIO, CONTEXT_TRUNCATE_TAIL_RATIO, marker_heading_list, py_tail, truncation_marker,
-        truncation_warning,
-    )
-
     total = len(text)
     if total <= cap:
         return Truncation(text, total, cap)
@@ -1286,6 +1304,7 @@ def config_mapping(text: str, label: str) -> tuple[dict, Optional[str]]:
     parse or is not a mapping counts as no configuration (``{}``); past the bounds, Hermes' defaults are
     assumed. Never raises for bad YAML.
     """
+    # start-up time: hermes.distribution imports PyYAML, which a scan of Markdown files does not need
     import yaml
 
     from hermes_audit.hermes.distribution import YamlLimitError, load_yaml_bounded
@@ -1303,11 +1322,18 @@ def config_mapping(text: str, label: str) -> tuple[dict, Optional[str]]:
     return data, None
 
 
+def model_context_length(config: Any) -> Optional[int]:
+    """config.yaml's ``model.context_length`` (tokens) when it is a positive integer, else ``None`` (unknown):
+    the window Hermes derives the context-file cap from when ``context_file_max_chars`` is not set
+    (latest and 0.19.0 agent/prompt_builder.py; the ``prompt`` command reads it the same way)."""
+    m = config.get("model") if isinstance(config, dict) else None
+    cl = m.get("context_length") if isinstance(m, dict) else None
+    return cl if isinstance(cl, int) and not isinstance(cl, bool) and cl > 0 else None
+
+
 def cap_from_config(config: dict, context_length: Optional[int], config_label: str,
                     max_chars: Optional[int] = None) -> CapResolution:
     """The cap for a session: ``max_chars`` (as if pinned in config.yaml) or config.yaml, then the context length."""
-    from hermes_audit.hermes.truncation import MISSING as _MISSING
-
     if max_chars is not None:
         return resolve_cap(max_chars, context_length, "--max-chars")
     value = config.get("context_file_max_chars", _MISSING) if config else _MISSING
@@ -1483,8 +1509,6 @@ def unscanned_issues(entry: FileEntry, now: list[tuple[int, int]], ceiling: list
                      scanner: ThreatScanner, cap: int, where: str, engine=None) -> list[LoadingIssue]:
     """Text of ``entry`` past the scan window that reaches the model (``now``: at the cap in force;
     ``ceiling``: at the 500,000-character ceiling); each threat in it at least high."""
-    from hermes_audit.findings import Severity
-
     if entry.content is None:
         return []
     window_end = entry.scan_skip + scanner.max_scan_chars
@@ -1581,8 +1605,9 @@ def truncation_issues(sec: Section, cap: CapResolution, profile: VersionProfile,
         listed = " (the marker lists them)" if heads and profile.marker_lists_headings else (" (the marker does not say which)" if heads else "")
         out.append(LoadingIssue(
             R_TRUNCATED, e, s, e2,
-            f"{where}{profile.label} cuts {kind} to {cap.cap:,} characters ({cap.source}): it keeps "
-            f"{tr.head_chars:,}+{tr.tail_chars:,} of the {tr.original_chars:,} Hermes builds it from (headers included); "
+            f"{where}{profile.label} cuts {kind}, longer than its cap of {cap.cap:,} characters ({cap.source}): it keeps "
+            f"the first {tr.head_chars:,} and the last {tr.tail_chars:,} of the {tr.original_chars:,} Hermes builds it from "
+            f"(headers included) around a marker; "
             f"{lost:,} characters of {e.display} from here never reach the model{heading_txt}{listed}"))
     return out
 
@@ -1595,8 +1620,6 @@ def loading_issues(report: ContextReport, ceiling: Optional[ContextReport] = Non
     the scan window that a larger model window would inject); ``engine`` runs the
     audit rules over that text.
     """
-    from hermes_audit.findings import Severity
-
     p = report.profile
     out: list[LoadingIssue] = []
     winner_blocked = bool(report.sections) and all(s.blocked for s in report.sections)
@@ -1685,20 +1708,3 @@ def _same_as_winner(e: FileEntry, winners: dict[str, FileEntry], report: Context
                 return True
     return False
 
-
-def issues_to_findings(issues: list[LoadingIssue], catalog, display: Optional[Callable[[FileEntry], str]] = None,
-                       selected: Optional[set[str]] = None) -> list:
-    """:class:`~hermes_audit.findings.Finding` objects for ``issues`` (rules looked up by name in ``catalog``)."""
-    from hermes_audit.engine.engine import make_finding
-
-    out = []
-    for it in issues:
-        rule = catalog.find(it.rule)
-        if rule is None or (selected is not None and rule.code not in selected):
-            continue
-        doc = entry_document(it.entry, display(it.entry) if display else None)
-        f = make_finding(doc, rule, it.start, it.end, it.message, severity=it.severity, confidence=it.confidence)
-        if it.fix:
-            f.fix = it.fix
-        out.append(f)
-    return out

@@ -34,6 +34,8 @@ from typing import Any, Optional
 
 import regex
 import yaml
+from hermes_audit.hermes.distribution import YamlLimitError, load_yaml_bounded, yaml_error_text
+from hermes_audit.patterns.catalog import default_rules_dir, load_catalog
 
 #: Seconds one pattern may run on one prompt.
 PATTERN_TIMEOUT = 2.0
@@ -65,8 +67,6 @@ _CACHE: dict[str, CronCatalog] = {}
 
 def load_cron_catalog(path: Optional[Path] = None) -> CronCatalog:
     """Load ``rules/hermes-cron.yaml``; the invisible set is the parity catalog's (0.19). Raises :class:`CronGuardError`."""
-    from hermes_audit.engine.catalog import default_rules_dir, load_catalog
-
     p = (path or default_rules_dir() / "hermes-cron.yaml").resolve()
     if str(p) in _CACHE:
         return _CACHE[str(p)]
@@ -191,8 +191,6 @@ def _parse_error_text(exc: BaseException) -> str:
     HA753 gives it for distribution.yaml: PyYAML's context and problem
     (:func:`hermes_audit.hermes.distribution.yaml_error_text`), or the JSON decoder's message."""
     if isinstance(exc, yaml.YAMLError):
-        from hermes_audit.hermes.distribution import yaml_error_text
-
         return yaml_error_text(exc)
     if isinstance(exc, json.JSONDecodeError):
         return f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
@@ -212,8 +210,6 @@ def parse_job_text(text: str, path: str) -> CronFile:
         text = text[1:]  # the scheduler reads utf-8-sig
     try:
         if is_yaml:
-            from hermes_audit.hermes.distribution import YamlLimitError, load_yaml_bounded
-
             try:
                 data = load_yaml_bounded(text)
             except YamlLimitError as exc:

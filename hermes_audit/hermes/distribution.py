@@ -1,9 +1,11 @@
 """Profile distributions as ``hermes profile install`` treats them: manifest, refusals, install plan.
 
 Mirrors ``hermes_cli/profile_distribution.py`` and the profile-name checks of
-``hermes_cli/profiles.py`` in hermes-agent 0.19.0 (profile ``0.19``), and the
-decomposed newest public source for profile ``latest`` (index id 68582127806,
-see ``../shared/reference/hermes-behaviour.md`` section 6):
+``hermes_cli/profiles.py`` in hermes-agent 0.19.0 (profile ``0.19``; 0.18.2 has
+the same file), 0.20.1 (profile ``0.20``), and the decomposed newest public
+source for profile ``latest`` (index id 68582127806, see
+``../shared/reference/hermes-behaviour.md`` section 6); what differs is read
+from the profile's ``distribution_*`` switches:
 
 * ``distribution.yaml`` at the root, read with ``yaml.safe_load``; the schema
   checks and their messages are Hermes' own (``DistributionManifest.from_dict``,
@@ -12,8 +14,8 @@ see ``../shared/reference/hermes-behaviour.md`` section 6):
 * any symlink anywhere in the tree refuses the install
   (``Profile distributions cannot contain symlinks: <rel>``);
 * the copy: 0.19 copies every top-level entry except the user-owned names
-  (``distribution_owned`` is not consulted); latest copies only the listed
-  paths when the list is non-empty (paths under a user-owned first segment,
+  (``distribution_owned`` is not consulted); 0.20.1 and latest copy only the
+  listed paths when the list is non-empty (paths under a user-owned first segment,
   with ``..`` or absolute are skipped); ``.env.template`` lands as
   ``.env.EXAMPLE``; ``.env.EXAMPLE`` is generated from ``env_requires`` when
   none was shipped; ``distribution.yaml`` is rewritten; a fresh install first
@@ -31,12 +33,16 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import yaml
 
 from hermes_audit.documents.reader import FILE_TYPE_WORDS, file_type
 from hermes_audit.documents.inputs import MAX_ESTIMATED_NODES, compose_yaml
+from hermes_audit.documents.reader import ReadStatus, read_file
+
+if TYPE_CHECKING:
+    from hermes_audit.hermes.profiles import VersionProfile
 
 MANIFEST_FILENAME = "distribution.yaml"
 ENV_TEMPLATE_FILENAME = ".env.template"
@@ -62,8 +68,6 @@ RESERVED_NAMES = frozenset({"hermes", "default", "test", "tmp", "root", "sudo"})
 #: ``_looks_like_git_url``'s GitHub shorthand.
 GITHUB_SHORTHAND_RE = re.compile(r"^github\.com/[\w.-]+/[\w.-]+/?$")
 _VERSION_OP_RE = re.compile(r"^\s*(>=|<=|==|!=|>|<)\s*(.+?)\s*$")
-#: The Hermes version each profile stands for when checking ``hermes_requires`` (``None``: unknown).
-PROFILE_HERMES_VERSION = {"0.19": "0.19.0", "latest": None}
 
 #: Largest manifest read (bytes). Real manifests are a few hundred bytes.
 MAX_MANIFEST_BYTES = 1024 * 1024
@@ -519,8 +523,6 @@ def read_manifest(root: Path, display_path: Optional[str] = None) -> ManifestRea
 
     ``display_path`` is the path Hermes would print (default ``root/distribution.yaml``).
     """
-    from hermes_audit.documents.reader import ReadStatus, read_file
-
     path = root / MANIFEST_FILENAME
     shown = display_path or str(path)
     try:
@@ -802,19 +804,21 @@ class InstallPlan:
         }
 
 
-def plan_install(tree: Tree, manifest: Manifest, version: str, name: str, target: str = "") -> InstallPlan:
-    """The fresh-install plan for ``tree`` under Hermes ``version`` (``0.19`` or ``latest``).
+def plan_install(tree: Tree, manifest: Manifest, profile: "VersionProfile", name: str, target: str = "") -> InstallPlan:
+    """The fresh-install plan for ``tree`` under the Hermes version ``profile``.
 
     ``name`` is the resolved profile name; ``target`` how to show the profile
     directory. The plan assumes the install is not refused (see
-    :func:`refusal`).
+    :func:`refusal`). With ``profile.distribution_owned_paths`` (0.20.1 and
+    latest ``_materialize``) a non-empty ``distribution_owned`` is the list of
+    paths copied; else (0.19.0) every top-level entry is.
     """
-    plan = InstallPlan(version, name, target or f"~/.hermes/profiles/{name}")
+    plan = InstallPlan(profile.name, name, target or f"~/.hermes/profiles/{name}")
     plan.bootstrap_dirs = list(BOOTSTRAP_DIRS)
     out: set[str] = {f"{d}/" for d in BOOTSTRAP_DIRS}
     top = [e for e in tree.entries if "/" not in e.rel]
     selected: list[tuple[TreeEntry, str]] = []
-    if version == "latest" and manifest.distribution_owned:
+    if profile.distribution_owned_paths and manifest.distribution_owned:
         listed = set()
         for rel in manifest.distribution_owned:
             parts = PurePosixPath(rel).parts
@@ -889,20 +893,21 @@ VERSION_MISMATCH_PREFIX = "This distribution requires Hermes "
 def refusal(
     tree: Tree,
     read: ManifestRead,
-    version: str,
+    profile: "VersionProfile",
     override_name: Optional[str] = None,
     hermes_version: Optional[str] = None,
 ) -> Optional[str]:
-    """The first message Hermes stops with for this staged tree, or ``None`` when it installs.
+    """The first message Hermes (``profile``) stops with for this staged tree, or ``None`` when it installs.
 
-    Order (0.19 ``plan_install``): symlinks, manifest parse and schema,
-    ``hermes_requires`` (only when ``hermes_version`` is known), profile name.
-    Latest parses the manifest and checks the name before looking for
-    symlinks. ``read`` errors of kind ``limit`` are returned as they are (they
-    are hermes-audit's, not Hermes').
+    Order (0.19.0 and 0.20.1 ``plan_install``): symlinks, manifest parse and
+    schema, ``hermes_requires`` (only when ``hermes_version`` is known),
+    profile name. With ``profile.distribution_name_before_symlinks`` (latest)
+    the manifest is parsed and the name checked before looking for symlinks.
+    ``read`` errors of kind ``limit`` are returned as they are (they are
+    hermes-audit's, not Hermes').
     """
     symlink = first_symlink_error(tree)
-    if version != "latest" and symlink:
+    if not profile.distribution_name_before_symlinks and symlink:
         return symlink
     if read.error is not None:
         if read.error_kind == "missing":
@@ -910,7 +915,7 @@ def refusal(
         return read.error
     manifest = read.manifest
     assert manifest is not None
-    if version == "latest":
+    if profile.distribution_name_before_symlinks:
         try:
             install_name(manifest, override_name)
         except (DistributionError, ValueError) as exc:

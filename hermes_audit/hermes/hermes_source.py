@@ -307,6 +307,37 @@ class HermesSource:
                 return v if isinstance(v, str) else None
         return None
 
+    def assigned_texts(self, rel: str, func: str, target: str) -> Optional[tuple[str, list[str]]]:
+        """The literal text ``target = ...`` in ``func`` and, in source order, the texts of each
+        ``target += ...`` (``None`` when there is no such assignment or a value is not a literal text).
+        Used for texts a function builds in a local variable (0.18.2 ``build_environment_hints``'s
+        ``_desktop_hint``)."""
+        fn = self._function(rel, func)
+        if fn is None:
+            return None
+        env = self.module_env(rel)
+        first: Optional[str] = None
+        more: list[str] = []
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == target for t in node.targets):
+                expr, is_first = node.value, True
+            elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and \
+                    isinstance(node.target, ast.Name) and node.target.id == target:
+                expr, is_first = node.value, False
+            else:
+                continue
+            try:
+                v = _Evaluator(env).eval(expr)
+            except (_Unsupported, TypeError, ValueError):
+                return None
+            if not isinstance(v, str):
+                return None
+            if is_first:
+                first = v
+            else:
+                more.append(v)
+        return None if first is None else (first, more)
+
     def first_list_string(self, rel: str, func: str, target: str) -> Optional[str]:
         """The first string of the list literal assigned to ``target`` in ``func``."""
         fn = self._function(rel, func)

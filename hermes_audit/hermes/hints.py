@@ -1,8 +1,12 @@
 """Subdirectory hints: what Hermes appends to tool results as the agent moves through a tree.
 
 Simulates ``SubdirectoryHintTracker`` (``agent/subdirectory_hints.py``):
-hermes-agent 0.19.0 for profile ``0.19``; @ 0081f93d for ``latest``
-(reference ``hermes-behaviour.md`` section 4). After every tool call Hermes
+hermes-agent 0.19.0 for profile ``0.19`` (0.18.2 has the same file, but its
+context scan keeps a leading BOM); 0.20.1 for ``0.20`` (0.19.0 plus the
+content digests and ``_EXCLUDED_DIR_NAMES``); @ 0081f93d for ``latest``
+(reference ``hermes-behaviour.md`` section 4). Every difference below is a
+``hint_*`` switch of the version profile (``hint_nav_targets``,
+``hint_digest_dedup``...), never a test of the profile's name. After every tool call Hermes
 looks at the call's arguments, finds directories the agent has not visited yet,
 loads one hint file per directory and appends
 ``"\\n\\n" + "\\n\\n".join(blocks)`` to the tool result, where a block is
@@ -82,11 +86,9 @@ from hermes_audit.hermes.truncation import (
     strip_text,
     truncate_content,
 )
-from hermes_audit.hermes.verdict import blocked_marker
+from hermes_audit.hermes.outcomes import HINT_FILENAMES_019, HINT_FILENAMES_LATEST, blocked_marker
+from hermes_audit.documents.reader import read_file
 
-#: Hint file names in priority order, per version (``_HINT_FILENAMES``).
-HINT_FILENAMES_019 = ("AGENTS.md", "agents.md", "CLAUDE.md", "claude.md", ".cursorrules")
-HINT_FILENAMES_LATEST = ("AGENTS.override.md", *HINT_FILENAMES_019)
 #: ``_PATH_ARG_KEYS`` and ``_COMMAND_TOOLS``.
 PATH_ARG_KEYS = ("path", "file_path", "workdir")
 COMMAND_TOOLS = frozenset({"terminal"})
@@ -99,6 +101,13 @@ PRUNED_DIR_NAMES = frozenset({
     ".svelte-kit", ".archive", "__pycache__", ".cache", ".Trash", ".tox", ".nox", ".mypy_cache", ".pytest_cache",
     ".ruff_cache", ".npm", ".yarn", ".pnpm-store", ".gradle", ".m2", ".nuget", "backups", "backup", ".backups",
 })
+#: 0.20.1 ``_EXCLUDED_DIR_NAMES`` (``agent/subdirectory_hints.py``): no hint loads below these.
+EXCLUDED_DIR_NAMES_0_20 = frozenset({
+    "node_modules", "venv", ".venv", "__pycache__", ".git", ".hg", ".svn", ".Trash", ".cache", ".tox", ".mypy_cache",
+    ".pytest_cache", "site-packages", "dist-packages", "backups", "backup", ".backups", "vendor", "third_party",
+})
+#: ``hint_excluded_dirs`` switch value -> the directory names below which no hint loads.
+EXCLUDED_DIRS = {"none": frozenset(), "search-policy": PRUNED_DIR_NAMES, "hints-0.20": EXCLUDED_DIR_NAMES_0_20}
 #: latest home-like working directories (``_CONTAINER_HOMES``) and path parts (#76902).
 CONTAINER_HOMES = ("/home", "/root", "/workspace")
 HOME_MOUNT_PARTS = frozenset({".home", "host-home", "host_home"})
@@ -410,7 +419,6 @@ class HintTracker:
         self.fs = fs or RealFS()
         self.profile = profile
         self.scanner = scanner
-        self.latest = profile.lineage != "0.19"
         self.home = home if home is not None else os.path.expanduser("~")
         if isinstance(self.fs, RealFS):
             # Path.home() is absolute for a real user; a relative --home means relative to where we run
@@ -419,7 +427,8 @@ class HintTracker:
         wd = os.fspath(working_dir)
         wd = os.path.abspath(wd) if isinstance(self.fs, RealFS) else posixpath.normpath(wd)
         self.working_dir = self.fs.realpath(wd)
-        self.names = HINT_FILENAMES_LATEST if self.latest else HINT_FILENAMES_019
+        self.names = HINT_FILENAMES_LATEST if profile.hint_agents_override else HINT_FILENAMES_019
+        self.excluded = EXCLUDED_DIRS[profile.hint_excluded_dirs]
         self.enabled = enabled
         self.loaded: set[str] = {self.working_dir}
         self.digests: set[str] = set()
@@ -427,9 +436,9 @@ class HintTracker:
         self.special_files: list[str] = []
         #: hint files refused by ``latest``'s ``_resolved_hint_target`` (see :attr:`HintReport.refused_links`)
         self.refused_links: list[str] = []
-        self.home_like = self.latest and is_home_like(self.working_dir, self.home)
+        self.home_like = profile.hint_home_guard and is_home_like(self.working_dir, self.home)
         self.calls = 0
-        if self.latest:
+        if profile.hint_digest_dedup:
             seed = self._first_hint_content(self.working_dir)
             if seed:
                 self.digests.add(_content_digest(seed))
@@ -444,7 +453,7 @@ class HintTracker:
                 out.append(val)
         cmd = args.get("command", "") if tool in COMMAND_TOOLS else None
         if isinstance(cmd, str):
-            if self.latest:
+            if self.profile.hint_nav_targets:
                 out.extend(_nav_targets(cmd))
             for token in command_tokens(cmd):
                 if token.startswith(("-", "http://", "https://", "git@")):
@@ -461,7 +470,7 @@ class HintTracker:
             if not p.startswith("/"):
                 p = posixpath.join(self.working_dir, p) if p != "." else self.working_dir
             p = self._resolver.resolve(p)
-            if self.latest:  # exists() is called first: an error other than "absent" drops the path
+            if self.profile.hint_exists_first:  # an error other than "absent" drops the path
                 t = self._type(p)
                 climb = not t == "dir" and (bool(path_suffix(p)) or t == "file")
             else:  # 0.19 checks the suffix first and calls exists() only without one
@@ -492,9 +501,9 @@ class HintTracker:
             return False
         if p in self.loaded or not is_relative_to(p, self.working_dir):
             return False
-        if self.latest:
+        if self.excluded:
             rel = p[len(self.working_dir):].strip("/")
-            if any(part in PRUNED_DIR_NAMES for part in rel.split("/") if part):
+            if any(part in self.excluded for part in rel.split("/") if part):
                 return False
         return True
 
@@ -510,7 +519,7 @@ class HintTracker:
         """``check_tool_call``: the directories it loads and the text appended (``None`` when nothing)."""
         self.calls += 1
         call = HintCall(self.calls, tool, args)
-        if self.latest and (not self.enabled or self.home_like):
+        if self.profile.hint_home_guard and (not self.enabled or self.home_like):
             call.paths = self.extract_paths(tool, args) if isinstance(args, dict) else []
             return call
         call.paths, call.directories = self.directories_for(tool, args)
@@ -550,8 +559,9 @@ class HintTracker:
     def _read(self, path: str) -> tuple[Optional[Any], Optional[Document], str]:
         """(Hermes text or None, document, why-not). Unknown content -> ``"unpredictable"``."""
         fs = self.fs
-        root = None if not self.latest else self.working_dir
-        if not self.latest:
+        guard = self.profile.hint_target_guard
+        root = None if not guard else self.working_dir
+        if not guard:
             real = fs.realpath(path)
             if not is_relative_to(real, self.working_dir):
                 return None, None, "unpredictable"
@@ -559,19 +569,19 @@ class HintTracker:
         rd = fs.read(path, root)
         doc = Document(path=self._display(path), kind=_kind(path), read=rd, abs_path=Path(path))
         if rd.status is ReadStatus.SYMLINK_ESCAPE:
-            return None, doc, "unpredictable" if not self.latest else "outside"
+            return None, doc, "unpredictable" if not guard else "outside"
         if not rd.readable:
             if rd.status is ReadStatus.NOT_UTF8:
                 return None, doc, "not valid UTF-8: the read raises and Hermes tries the next name"
             return None, doc, f"{rd.detail or rd.status.value}: Hermes tries the next name"
-        enc = "utf-8-sig" if self.latest else "utf-8"
-        return hermes_text(rd, enc), doc, ""
+        return hermes_text(rd, self.profile.hint_encoding), doc, ""
 
     def _first_hint_content(self, directory: str) -> Optional[str]:
-        """latest ``_first_hint_file``: the stripped text of the first readable hint file (even if empty)."""
+        """The stripped text of the first readable hint file (even if empty): latest ``_first_hint_file``,
+        0.20.1 ``_seed_working_dir_digest``."""
         for name in self.names:
             p = posixpath.join(directory, name)
-            if safe_type(self.fs, p) != "file" or not self._target_ok(p):
+            if safe_type(self.fs, p) != "file" or (self.profile.hint_target_guard and not self._target_ok(p)):
                 continue
             ht, _doc, why = self._read(p)
             if ht is None:
@@ -586,7 +596,7 @@ class HintTracker:
     def load_directory(self, directory: str) -> Optional[Hint]:
         """``_load_hints_for_directory``: the hint of ``directory``, or ``None`` when it has none."""
         self.loaded.add(directory)
-        if not is_relative_to(directory, self.working_dir) or (self.latest and self.home_like):
+        if not is_relative_to(directory, self.working_dir) or self.home_like:
             return None
         tried: list[HintCandidate] = []
         for name in self.names:
@@ -599,7 +609,7 @@ class HintTracker:
                 if t in ("fifo", "chardev"):
                     self.special_files.append(p)
                 continue
-            if self.latest and not self._target_ok(p):
+            if self.profile.hint_target_guard and not self._target_ok(p):
                 self.refused_links.append(p)
                 tried.append(HintCandidate(name, "skipped", "a symlink to outside the working directory or to a "
                                                             "denied file (.env...); refused"))
@@ -624,7 +634,7 @@ class HintTracker:
                 tried.append(HintCandidate(name, "empty", "empty after strip(): Hermes tries the next name"))
                 continue
             display = self._display(p)
-            if self.latest:
+            if self.profile.hint_digest_dedup:
                 dig = _content_digest(_key_text(content))
                 if dig in self.digests:
                     return Hint(directory, p, display, name, DUPLICATE, tried=tried, document=doc,
@@ -637,7 +647,8 @@ class HintTracker:
 
     def _render(self, directory: str, path: str, display: str, name: str, ht, content, start: int,
                 tried: list[HintCandidate], doc: Document) -> Hint:
-        skip = 1 if startswith(content, "\ufeff") else 0
+        # prompt_builder._scan_context_content: one leading U+FEFF dropped from 0.19.0, scanned up to 0.18.2
+        skip = 1 if self.profile.strip_bom_before_scan and startswith(content, "\ufeff") else 0
         body = drop_prefix(content, skip)
         window = slice_text(body, 0, self.scanner.max_scan_chars)
         ids = self.scanner.scan(window, "context")
@@ -656,7 +667,7 @@ class HintTracker:
             kept = [(0, len(body))]
         n = len(text)
         tr: Optional[Truncation] = None
-        if self.latest:
+        if self.profile.hint_head_tail:
             try:
                 tr = truncate_content(text, name, self.profile.hint_max_chars, self.profile, read_path=display,
                                       queue_warning=False)
@@ -692,7 +703,7 @@ class HintTracker:
         elif tr.truncated:
             h.status = TRUNCATED
             h.detail = (f"{n:,} characters, over the {self.profile.hint_max_chars:,}-character hint cap: "
-                        + ("the first 8,000 are kept and the rest is dropped silently" if not self.latest else
+                        + ("the first 8,000 are kept and the rest is dropped silently" if not self.profile.hint_head_tail else
                            f"head {tr.head_chars:,} and tail {tr.tail_chars:,} are kept around a marker"))
         h.text = f"[Subdirectory context discovered: {display}]\n{out_text}"
         h.injected = len(h.text)
@@ -802,8 +813,6 @@ MAX_TRACE_BYTES = 64 * 1024 * 1024
 
 def read_trace(path: Path) -> list[tuple[str, dict]]:
     """Read and parse a trace file (bounded, never a FIFO). Raises :class:`TraceError` or ``OSError``."""
-    from hermes_audit.documents.reader import read_file
-
     res = read_file(path, None, MAX_TRACE_BYTES)
     if res.status is not ReadStatus.OK or res.text is None:
         raise TraceError(f"{path}: {res.detail or res.status.value}")
@@ -824,7 +833,7 @@ def tree_directories(fs, working_dir: str, profile: VersionProfile, limit: int =
         for name, is_dir in sorted(fs.scandir_types(d), reverse=True):
             if not is_dir:
                 continue
-            if profile.lineage != "0.19" and name in PRUNED_DIR_NAMES:
+            if name in EXCLUDED_DIRS[profile.hint_excluded_dirs]:
                 continue
             child = posixpath.join(d, name)
             out.append(child)
@@ -866,11 +875,11 @@ def simulate_hints(
         raise ValueError(f"{working_dir}: not a directory")
     tracker = HintTracker(wd_abs, profile, scanner, fs=fs, home=home, enabled=enabled)
     report = HintReport(tracker.working_dir, profile)
-    if profile.lineage != "0.19":
+    if profile.hint_home_guard:
         if not enabled:
             report.disabled = "the session skips context files (skip_context_files): hints are off"
         elif tracker.home_like:
-            report.disabled = (f"the working directory {tracker.working_dir} is home-like: Hermes latest loads no "
+            report.disabled = (f"the working directory {tracker.working_dir} is home-like: {profile.label} loads no "
                                "hints until the session adopts a real project directory")
     if all_dirs:
         report.mode = "all"
@@ -952,6 +961,8 @@ def hint_issues(report: HintReport, scanner: ThreatScanner, engine=None) -> list
         tr = h.truncation
         assert tr is not None
         first = h.omitted_ranges[0][0] if h.omitted_ranges else 0
+        if h.lost_headings:  # point at the first heading the model never sees, not mid-line at the cut (issue 22 QA)
+            first = h.lost_headings[0][0]
         heads = [t for _, t in h.lost_headings]
         lost = sum(b - a for a, b in h.omitted_ranges)
         heading_txt = (f"; headings lost: {'; '.join(heads[:20])}" + (" ..." if len(heads) > 20 else "")) if heads else ""

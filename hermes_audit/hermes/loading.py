@@ -1,6 +1,8 @@
-"""Loading findings for ``hermes-audit scan``: what Hermes does with the files of the session directory.
+"""The session directory of a scan and the subdirectory-hint reads that hang or escape: the parts of the
+loading model that :mod:`hermes_audit.audits.loading` (the loading findings of ``hermes-audit scan``) adds
+to the session-start and hint models.
 
-``scan`` looks at files one by one; this module adds what depends on the whole
+``scan`` looks at files one by one; the loading findings add what depends on the whole
 tree, from the loading simulation (:mod:`hermes_audit.hermes.context` for
 session start, :mod:`hermes_audit.hermes.hints` for subdirectory hints), as
 findings of the ``loading`` family (``rules/loading.yaml``): text past Hermes'
@@ -21,33 +23,22 @@ Only findings on files inside the scanned paths are reported.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
-from hermes_audit.findings import Finding
 from hermes_audit.hermes.profiles import VersionProfile
 from hermes_audit.hermes.threats import ThreatScanner
+from hermes_audit.documents.reader import is_real_dir
+from hermes_audit.hermes.context import (
+    LoadingIssue, R_ESCAPE, R_HANG, RealFS, UNPREDICTABLE, find_git_root, link_place, safe_type, simulate_context,
+)
 
 #: The rule family of ``rules/loading.yaml``.
 LOADING_FAMILY = "loading"
 
 
-# eq=False on this module's records (issue 8: start-up): they are never compared by value, so no __eq__ is built at import
-@dataclass(eq=False)
-class LoadingResult:
-    """Loading findings grouped by the document they point into, plus notes for the report."""
-
-    session_cwd: Optional[Path] = None
-    by_document: list[tuple[Document, list[Finding]]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
 def _hermes_git_root(start: Path) -> Optional[Path]:
-    from hermes_audit.hermes.context import RealFS, find_git_root
-
     root = find_git_root(RealFS(), os.path.realpath(start))
     return Path(root) if root else None
 
@@ -63,10 +54,9 @@ def session_directory(paths: Sequence[Path], cwd: Optional[Path] = None) -> Opti
         return Path(os.path.realpath(cwd))
     if not paths:
         paths = [Path(".")]
-    from hermes_audit.documents.reader import is_real_dir  # never raises (a file in a closed directory)
 
     dirs = [Path(p) for p in paths if is_real_dir(Path(p))]
-    if dirs:  # a directory that cannot be listed is not scanned (hermes_audit.scan.collect_documents): no session there
+    if dirs:  # a directory that cannot be listed is not scanned (hermes_audit.audits.scan.collect_documents): no session there
         from hermes_audit.documents.discovery import unlistable  # issue 8: a scan of files never imports it
 
         dirs = [d for d in dirs if unlistable(d) is None]
@@ -75,106 +65,6 @@ def session_directory(paths: Sequence[Path], cwd: Optional[Path] = None) -> Opti
         return _hermes_git_root(d) or d
     first = Path(os.path.realpath(Path(paths[0]).absolute().parent))
     return _hermes_git_root(first) or first
-
-
-def _targets(paths: Sequence[Path]) -> tuple[list[str], set[str]]:
-    dirs: list[str] = []
-    files: set[str] = set()
-    from hermes_audit.documents.reader import is_real_dir
-
-    for p in paths or [Path(".")]:
-        p = Path(p)
-        if is_real_dir(p):
-            dirs.append(os.path.realpath(p))
-        else:
-            files.add(os.path.realpath(p.absolute().parent / p.name))
-            files.add(os.path.abspath(p))
-    return dirs, files
-
-
-def _inside(path: str, dirs: list[str], files: set[str]) -> bool:
-    if path in files or os.path.realpath(path) in files:
-        return True
-    return any(path == d or path.startswith(d.rstrip("/") + "/") for d in dirs)
-
-
-def loading_findings(
-    paths: Sequence[Path],
-    catalog,
-    rules: Sequence,
-    profile: VersionProfile,
-    scanner: ThreatScanner,
-    *,
-    base: Optional[Path] = None,
-    cwd: Optional[Path] = None,
-    context_length: Optional[int] = None,
-    max_bytes: Optional[int] = None,
-    hints: bool = True,
-) -> LoadingResult:
-    """Simulate the session for a scan of ``paths`` and return its loading findings.
-
-    ``rules`` are the selected rules (loading rules outside them are dropped;
-    the audit rules among them are run over text Hermes injects unscanned).
-    ``base`` is what finding paths are relative to (default: the current
-    directory). Problems with the tree become findings or notes, never
-    exceptions; a ``cwd`` that is not a directory raises ``ValueError``.
-    """
-    from hermes_audit.engine.engine import Engine
-    from hermes_audit.hermes.context import (
-        CEILING_CAP,
-        RealFS,
-        issues_to_findings,
-        loading_issues,
-        simulate_context,
-    )
-    from hermes_audit.hermes.truncation import MISSING, resolve_cap
-
-    out = LoadingResult()
-    session = session_directory(paths, cwd)
-    out.session_cwd = session
-    if session is None:
-        return out
-    selected = {r.code for r in rules if r.family == LOADING_FAMILY}
-    if not selected:
-        return out
-    base_dir = os.path.realpath(base or Path.cwd())
-    fs = RealFS(max_bytes) if max_bytes else RealFS()
-    audit = Engine([r for r in rules if r.family != LOADING_FAMILY and not r.is_parity])
-    cap = resolve_cap(MISSING, context_length)
-    report = simulate_context(session, profile, scanner, cap, fs=fs)
-    ceiling = simulate_context(session, profile, scanner, resolve_cap(CEILING_CAP), fs=fs)
-    issues = loading_issues(report, ceiling, scanner, audit)
-    out.notes.extend(f"loading: {n}" for n in report.notes)
-    dirs, files = _targets(paths)
-    if hints:
-        from hermes_audit.hermes.hints import REFUSED_LINK_NOTE, hint_issues, simulate_hints
-
-        # file arguments only (pre-commit): just their directories, not a walk of the whole repository
-        only = None if dirs else [os.path.dirname(f) for f in files if os.path.isabs(f)]
-        hr = simulate_hints(session, [], profile, scanner, fs=fs, all_dirs=True, directories=only)
-        issues.extend(hint_issues(hr, scanner, audit))
-        issues.extend(subdirectory_hang_issues(hr, fs, profile, scanner, cap))
-        issues.extend(subdirectory_escape_issues(hr, fs, profile, scanner, cap))
-        out.notes.extend(f"hints: {n}" for n in hr.notes if not n.startswith(REFUSED_LINK_NOTE))  # HA609 instead
-    kept = [it for it in issues if _inside(it.entry.path, dirs, files)]
-
-    def display(entry) -> str:
-        rel = os.path.relpath(entry.path, base_dir)
-        return entry.path if rel.startswith("..") else Path(rel).as_posix()
-
-    grouped: dict[int, tuple[Document, list[Finding]]] = {}
-    for it in kept:
-        made = issues_to_findings([it], catalog, display, selected)
-        if not made:
-            continue
-        where = display(it.entry)
-        doc = it.entry.document
-        doc.path = where  # the document may have been created earlier with a session-relative path
-        for f in made:
-            f.path = where
-        grouped.setdefault(id(doc), (doc, []))[1].extend(made)
-    out.by_document = list(grouped.values())
-    return out
 
 
 def subdirectory_hang_issues(hints, fs, profile: VersionProfile, scanner: ThreatScanner, cap) -> list:
@@ -190,8 +80,6 @@ def subdirectory_hang_issues(hints, fs, profile: VersionProfile, scanner: Threat
     non-empty ``AGENTS.md`` read first means no hang).
     """
     import posixpath
-
-    from hermes_audit.hermes.context import R_HANG, LoadingIssue, safe_type, simulate_context
 
     dirs: list[str] = []
     for path in hints.special_files:
@@ -243,8 +131,6 @@ def subdirectory_escape_issues(hints, fs, profile: VersionProfile, scanner: Thre
     """
     import posixpath
 
-    from hermes_audit.hermes.context import R_ESCAPE, UNPREDICTABLE, LoadingIssue, link_place, simulate_context
-
     dirs: list[str] = []
     for path in hints.refused_links:
         d = posixpath.dirname(path)
@@ -273,43 +159,4 @@ def subdirectory_escape_issues(hints, fs, profile: VersionProfile, scanner: Thre
 # ---------------------------------------------------------------------------------------------------
 # The `loading-model` detector: loading rules on scenario documents (rule examples, tests)
 
-#: Scenario results kept (each loading rule of a scenario needs the same simulation).
-_SCENARIO_CACHE_SIZE = 32
 
-
-def _scenario_results(text: str):
-    from functools import lru_cache
-
-    global _cached_scenario
-    try:
-        return _cached_scenario(text)
-    except NameError:
-        from hermes_audit.hermes.scenario import scenario_issues
-
-        _cached_scenario = lru_cache(maxsize=_SCENARIO_CACHE_SIZE)(lambda t: tuple(scenario_issues(t)))
-        return _cached_scenario(text)
-
-
-def detect_loading(text: str, params: dict):
-    """Detector ``loading-model``: findings of rule ``params["rule"]`` for a scenario document.
-
-    A scenario is a text whose first line starts with ``#hermes-audit-scenario``
-    (:func:`hermes_audit.hermes.scenario.parse_scenario`): it describes a small
-    tree that is simulated in memory (nothing is read from or written to disk).
-    Every other document yields nothing: in real scans loading findings come
-    from :func:`loading_findings`. A hit spans the ``=== PATH`` line of the file
-    the finding is about.
-    """
-    from hermes_audit.engine.detectors import DetectorHit
-    from hermes_audit.hermes.scenario import SCENARIO_MAGIC
-
-    if not text.startswith(SCENARIO_MAGIC):
-        return
-    try:
-        results = _scenario_results(text)
-    except (ValueError, KeyError, OSError, RecursionError):
-        return
-    want = params.get("rule")
-    for issue, (start, end) in results:
-        if issue.rule == want:
-            yield DetectorHit(start, max(end, start + 1), {"message": issue.message}, severity=issue.severity)

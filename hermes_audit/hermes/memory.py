@@ -6,7 +6,8 @@ hermes-agent 0.19.0, and for the ``latest`` profile the newest public source
 ``../shared/reference/hermes-behaviour.md`` section 5):
 
 * reading: ``Path.read_text(encoding="utf-8")``: strict UTF-8, a BOM kept as
-  U+FEFF, and *universal newlines* (``\\r\\n`` and a lone ``\\r`` become
+  U+FEFF (0.20.1 reads ``utf-8-sig``, dropping one BOM, and treats a store that
+  is not UTF-8 as empty instead of failing the whole load), and *universal newlines* (``\\r\\n`` and a lone ``\\r`` become
   ``\\n`` before anything else happens);
 * parsing: a whitespace-only file has no entries; otherwise the text is split
   on ``"\\n§\\n"``, every piece is ``strip()``-ped, empty pieces are dropped and
@@ -44,11 +45,14 @@ from hermes_audit.hermes.profiles import (
     USER_CHAR_LIMIT,
     VersionProfile,
 )
+from hermes_audit.documents.reader import read_file
+from hermes_audit.findings import DetectorHit
+from hermes_audit.hermes.outcomes import BLOCKED, EntryVerdict, LOADED, LocatedHit, unreadable_consequence
 
 if TYPE_CHECKING:  # pragma: no cover
     from hermes_audit.documents.document import Document
     from hermes_audit.hermes.threats import ThreatScanner
-    from hermes_audit.hermes.verdict import EntryVerdict, LocatedHit
+    from hermes_audit.hermes.outcomes import EntryVerdict, LocatedHit
 
 #: The two stores: target name -> file name (``MemoryStore._path_for``).
 STORE_FILES = {"memory": "MEMORY.md", "user": "USER.md"}
@@ -270,27 +274,40 @@ def scan_entries(
     snapshot holds) and the located parity hits with offsets in ``text``.
     ``filename`` is ``MEMORY.md`` or ``USER.md``.
     """
-    from hermes_audit.hermes.verdict import BLOCKED, LOADED, EntryVerdict, LocatedHit
-
+    text, skip = store_text(text, profile)
     nm = NewlineMap(text)
     verdicts: list[EntryVerdict] = []
     hits: list[LocatedHit] = []
     for i, (off, entry) in enumerate(memory_entries(text)):
         s0, e0 = raw_span(text, off, 0, len(entry), nm)
         if entry.startswith("[BLOCKED:"):
-            verdicts.append(EntryVerdict(i, off, e0 - s0, LOADED, [], entry))
+            verdicts.append(EntryVerdict(i, off + skip, e0 - s0, LOADED, [], entry))
             continue
         if profile.memory_block_oversized_entries and len(entry) > scanner.max_scan_chars:
-            verdicts.append(EntryVerdict(i, off, e0 - s0, BLOCKED, [], memory_too_large_marker(filename, len(entry))))
+            verdicts.append(EntryVerdict(i, off + skip, e0 - s0, BLOCKED, [],
+                                         memory_too_large_marker(filename, len(entry))))
             continue
         located = scanner.locate(entry, "strict")
         ids = [h.pattern_id for h in located]
         for h in located:
             s, e = raw_span(text, off, h.start, h.end, nm)
-            hits.append(LocatedHit(h, s, e, f"{filename} entry {i + 1}"))
+            hits.append(LocatedHit(h, s + skip, e + skip, f"{filename} entry {i + 1}"))
         rendered = memory_blocked_marker(filename, ids, profile.memory_blocked_hint) if ids else entry
-        verdicts.append(EntryVerdict(i, off, e0 - s0, BLOCKED if ids else LOADED, ids, rendered))
+        verdicts.append(EntryVerdict(i, off + skip, e0 - s0, BLOCKED if ids else LOADED, ids, rendered))
     return verdicts, hits
+
+
+def store_text(text: str, profile: VersionProfile) -> tuple[str, int]:
+    """The store text Hermes parses, and how many leading characters of ``text`` it drops (0 or 1).
+
+    ``text`` is the file decoded as UTF-8 with a BOM kept as U+FEFF. A profile that reads the
+    stores as ``utf-8-sig`` (0.20.1 ``tools/memory_tool.py`` ``MemoryStore._read_raw_checked``)
+    drops one leading U+FEFF; with plain ``utf-8`` (0.19.0 ``_read_file``) it stays glued to the
+    first entry, where it is an invisible character the scan blocks.
+    """
+    if profile.memory_encoding == "utf-8-sig" and text.startswith("\ufeff"):
+        return text[1:], 1
+    return text, 0
 
 
 # ---------------------------------------------------------------------------
@@ -414,6 +431,8 @@ class MemoryConfig:
     source: Optional[str] = None
     problems: list[str] = field(default_factory=list)
     loads: bool = True
+    #: where each limit that is not Hermes' default comes from: ``{"user": "config.yaml"}``, ``"the command line"``
+    limits_set: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {"limits": dict(self.limits), "enabled": dict(self.enabled), "source": self.source,
@@ -436,6 +455,7 @@ def read_memory_config(home: Optional[Path], overrides: Optional[dict[str, Any]]
     for target, value in (overrides or {}).items():
         if value is not None:
             cfg.limits[target] = value
+            cfg.limits_set[target] = "the command line"
     for target, value in cfg.limits.items():
         if not is_number(value):
             cfg.problems.append(
@@ -446,7 +466,7 @@ def read_memory_config(home: Optional[Path], overrides: Optional[dict[str, Any]]
 
 
 def _apply_config_file(cfg: MemoryConfig, path: Path, home: Path) -> None:
-    from hermes_audit.documents.reader import ReadStatus, read_file
+    # start-up time: hermes.distribution imports PyYAML, which a scan of Markdown files does not need
     from hermes_audit.hermes.distribution import YamlLimitError, load_yaml_bounded
 
     res = read_file(path, home.resolve(), max_bytes=MAX_CONFIG_BYTES)
@@ -472,8 +492,10 @@ def _apply_config_file(cfg: MemoryConfig, path: Path, home: Path) -> None:
         return
     if "memory_char_limit" in mem:
         cfg.limits["memory"] = mem["memory_char_limit"]
+        cfg.limits_set["memory"] = "config.yaml"
     if "user_char_limit" in mem:
         cfg.limits["user"] = mem["user_char_limit"]
+        cfg.limits_set["user"] = "config.yaml"
     if "memory_enabled" in mem:
         cfg.enabled["memory"] = bool(mem["memory_enabled"])
     if "user_profile_enabled" in mem:
@@ -535,25 +557,24 @@ def analyse_store(
     profile: VersionProfile,
 ) -> StoreReport:
     """Parse, scan, count and render one store (``doc`` is ``None`` when the file does not exist)."""
-    from hermes_audit.documents.reader import ReadStatus
-
     filename = STORE_FILES[target]
     if doc is None:
         return StoreReport(target, filename, None, "missing", note="no such file: Hermes adds no block")
     if not doc.readable or doc.text is None:
         note = doc.read.detail or doc.read.status.value
-        if doc.read.status is ReadStatus.NOT_UTF8:
+        if doc.read.status is ReadStatus.NOT_UTF8 and profile.memory_read_checked:
+            note += (f"; {profile.label} catches the decode error (MemoryStore._read_entries_checked) and treats "
+                     "the store as empty; the other store still loads")
+        elif doc.read.status is ReadStatus.NOT_UTF8:
             note += (f"; {profile.label} raises a decode error in MemoryStore.load_from_disk, "
                      "so neither memory block is loaded")
         elif doc.read.status in (ReadStatus.NOT_REGULAR, ReadStatus.SYMLINK_ESCAPE):
-            from hermes_audit.hermes.verdict import unreadable_consequence  # (verdict.py imports this module)
-
             note += f"; {unreadable_consequence(doc.kind, doc.read, profile, doc.path)}"
         else:
             note += f"; {profile.label} treats it as empty"
         return StoreReport(target, filename, doc, "skipped", note=note)
-    text = doc.text
-    verdicts, hits = scan_entries(text, filename, scanner, profile)
+    verdicts, hits = scan_entries(doc.text, filename, scanner, profile)
+    text, _skip = store_text(doc.text, profile)
     live = [e for _, e in memory_entries(text)]
     limit = config.limits[target]
     rep = StoreReport(target, filename, doc, "loaded" if verdicts else "empty", verdicts, live, hits)
@@ -574,7 +595,8 @@ def analyse_store(
     return rep
 
 
-def load_failure_reason(reports: list[StoreReport], config: MemoryConfig) -> Optional[str]:
+def load_failure_reason(reports: list[StoreReport], config: MemoryConfig,
+                        profile: Optional[VersionProfile] = None) -> Optional[str]:
     """Why Hermes starts the session with no memory block at all, or ``None`` when it loads them.
 
     Mirrors ``MemoryStore.load_from_disk`` (hermes-agent 0.19.0 ``tools/memory_tool.py``) as
@@ -583,12 +605,14 @@ def load_failure_reason(reports: list[StoreReport], config: MemoryConfig) -> Opt
     which ``_read_file`` does not catch), then renders the memory block, then the user block
     (``_render_block`` returns early for a store with no entries, so only a store *with entries* and a
     limit that is not a number raises ``TypeError``). Any exception leaves the snapshot it was created
-    with, both blocks empty. ``reports`` are the two stores' :class:`StoreReport` values.
+    with, both blocks empty. ``reports`` are the two stores' :class:`StoreReport` values. With
+    ``profile.memory_read_checked`` (0.20.1 ``_read_entries_checked``) a store that is not UTF-8 reads
+    as empty and fails nothing; ``profile`` ``None`` is 0.19.0.
     """
     if not config.loads:
         return "; ".join(config.problems) or "Hermes does not set up memory"
     by_target = {r.target: r for r in reports}
-    for target in ("memory", "user"):
+    for target in ("memory", "user") if profile is None or not profile.memory_read_checked else ():
         r = by_target.get(target)
         if r is not None and r.document is not None and r.document.read.status is ReadStatus.NOT_UTF8:
             return (f"{r.filename} is not UTF-8: MemoryStore.load_from_disk raises a decode error, "
@@ -603,11 +627,11 @@ def load_failure_reason(reports: list[StoreReport], config: MemoryConfig) -> Opt
     return None
 
 
-def snapshot(reports: list[StoreReport], config: MemoryConfig) -> str:
+def snapshot(reports: list[StoreReport], config: MemoryConfig, profile: Optional[VersionProfile] = None) -> str:
     """The memory part of the system prompt: the MEMORY block, then the USER PROFILE block
     (each only when enabled and non-empty), joined as Hermes joins prompt parts; ``""`` when
-    :func:`load_failure_reason` says Hermes loads no memory."""
-    if load_failure_reason(reports, config) is not None:
+    :func:`load_failure_reason` says Hermes (``profile``; ``None``: 0.19.0) loads no memory."""
+    if load_failure_reason(reports, config, profile) is not None:
         return ""
     by_target = {r.target: r for r in reports}
     blocks = []
@@ -628,6 +652,7 @@ def resolve_home(path: Optional[str], profile_name: Optional[str], environ: Opti
     base = Path(path) if path else Path(env.get("HERMES_HOME") or Path.home() / ".hermes").expanduser()
     if profile_name is None:
         return base
+    # start-up time: hermes.distribution imports PyYAML, which a scan of Markdown files does not need
     from hermes_audit.hermes.distribution import canonical_profile_name
 
     canon = canonical_profile_name(profile_name)
@@ -648,11 +673,9 @@ def detect_store(text: str, params: dict):
     ``duplicate``, ``blocked-prefix``; ``limits`` maps ``memory``/``user`` to
     the store limits (default 2,200 / 1,375); ``document_kind`` (set by the
     engine) says which store the text is (``user-profile`` is USER.md).
-    Yields :class:`~hermes_audit.engine.detectors.DetectorHit` values with
+    Yields :class:`~hermes_audit.findings.DetectorHit` values with
     spans in ``text``.
     """
-    from hermes_audit.engine.detectors import DetectorHit
-
     check = params.get("check")
     target = "user" if params.get("document_kind") == "user-profile" else "memory"
     limits = params.get("limits") or {}

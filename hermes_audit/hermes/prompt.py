@@ -78,6 +78,12 @@ from hermes_audit.hermes.profiles import VersionProfile
 from hermes_audit.hermes.threats import ThreatScanner
 from hermes_audit.hermes.tokens import TokenCounter, get_counter
 from hermes_audit.hermes.truncation import UnknownText, known_text, markdown_headings
+from hermes_audit.findings import DetectorHit, Severity
+from hermes_audit.hermes.outcomes import read_blocks, unreadable_consequence
+from hermes_audit.hermes.profiles import get_profile
+from hermes_audit.hermes.scenario import scenario_fill, split_scenario
+from hermes_audit.hermes.threats import scanner_for
+from hermes_audit.patterns.catalog import load_catalog
 
 # ---------------------------------------------------------------------------------------------------
 # Constants (facts about Hermes 0.19.0 needed to decide which layers exist; texts come from the source)
@@ -520,8 +526,7 @@ def _model_from_config(cfg: dict) -> tuple[str, str, Optional[int]]:
         return m, "", None
     if isinstance(m, dict):
         name = m.get("default") or m.get("name") or m.get("model") or ""
-        cl = m.get("context_length")
-        return str(name or ""), str(m.get("provider") or ""), cl if isinstance(cl, int) and not isinstance(cl, bool) and cl > 0 else None
+        return str(name or ""), str(m.get("provider") or ""), ctx.model_context_length(cfg)
     return "", "", None
 
 
@@ -551,6 +556,7 @@ def active_profile_name(home: Path, environ: dict[str, str]) -> tuple[str, str]:
 def parse_skill_frontmatter(content: str) -> dict:
     """``parse_frontmatter`` of 0.19.0: YAML between a leading ``---`` and the next ``\\n---`` line (one
     leading BOM dropped); malformed YAML falls back to ``key: value`` lines. Read with the bounded safe loader."""
+    # start-up time: hermes.distribution imports PyYAML, which a scan of Markdown files does not need
     from hermes_audit.hermes.distribution import load_yaml_bounded
 
     if content.startswith("\ufeff"):
@@ -993,10 +999,11 @@ class _Builder:
         self.layers: list[Layer] = []
         self.src_note = ""
         self.memory_hang: Optional[mem.StoreReport] = None
-        if source is not None and source.version and profile.lineage == "0.19" and source.version != "0.19.0":
-            self.notes.append(f"fixed texts come from hermes-agent {source.version}, not 0.19.0: they may differ")
-        elif source is not None and profile.lineage == "latest" and source.version:
-            self.notes.append(f"profile latest with fixed texts from hermes-agent {source.version}: the newest "
+        want = profile.prompt_fixed_texts_release
+        if source is not None and source.version and want and source.version != want:
+            self.notes.append(f"fixed texts come from hermes-agent {source.version}, not {want}: they may differ")
+        elif source is not None and not want and source.version:
+            self.notes.append(f"profile {profile.name} with fixed texts from hermes-agent {source.version}: the newest "
                               "Hermes' texts may differ")
 
     # -- fixed texts ----------------------------------------------------------------------------------
@@ -1184,7 +1191,7 @@ class _Builder:
             self.absent("parallel-tool-calls", "Parallel-tool-call guidance", "stable",
                         "no tools" if not t else "config.yaml agent.parallel_tool_call_guidance is false")
         self.tool_guidance()
-        steer_ok = bool(t) and not (self.p.lineage == "latest" and self.platform == "cron")
+        steer_ok = bool(t) and not (self.p.prompt_no_steer_on_cron and self.platform == "cron")
         if steer_ok:
             self.text_layer("steer-note", "Mid-turn steering note", "stable", self.fixed("STEER_CHANNEL_NOTE"),
                             self.src_label(pb, "STEER_CHANNEL_NOTE"), "the session has tools", "STEER_CHANNEL_NOTE")
@@ -1206,7 +1213,7 @@ class _Builder:
         t = self.tools
         pb = PROMPT_BUILDER
         parts: list[tuple[str, Optional[str]]] = []
-        if self.p.lineage == "latest":
+        if self.p.prompt_memory_guidance_by_store:
             cfg = self.memory_cfg
             if "memory" in t and cfg.enabled.get("memory", True):
                 parts.append(("MEMORY_GUIDANCE", self.fixed("MEMORY_GUIDANCE")))
@@ -1241,7 +1248,7 @@ class _Builder:
         enf = self.agent.get("tool_use_enforcement", "auto")
         if not t:
             for id_, title in (("tool-use-enforcement", "Tool-use enforcement"), ("google-guidance", "Google model guidance"),
-                               (("execution-guidance" if self.p.lineage == "latest" else "openai-execution-guidance"),
+                               (("execution-guidance" if self.p.prompt_execution_guidance_gate else "openai-execution-guidance"),
                                 "Execution guidance")):
                 self.absent(id_, title, "stable", "no tools")
             return
@@ -1272,7 +1279,7 @@ class _Builder:
                             "GOOGLE_MODEL_OPERATIONAL_GUIDANCE")
         else:
             self.absent("google-guidance", "Google model guidance", "stable", "not a Gemini/Gemma model with enforcement")
-        if self.p.lineage == "latest":
+        if self.p.prompt_execution_guidance_gate:
             gate = self.agent.get("execution_guidance", True)
             em = self.fixed_value("EXECUTION_GUIDANCE_MODELS") or ("gpt", "codex", "grok")
             if gate not in (False, "false", "off", "never") and any(x in model_l for x in em):
@@ -1379,6 +1386,15 @@ class _Builder:
             parts.append(None)
             self.notes.append(f"terminal backend {backend}: Hermes probes the backend for the environment hint; "
                               "hermes-audit does not")
+        def desktop(name: str) -> bool:  # 0.18.2: ("1", "true", "yes") after strip().lower()
+            return (self.env.get(name) or "").strip().lower() in ("1", "true", "yes")
+
+        desktop_term = desktop("HERMES_DESKTOP_TERMINAL")
+        if self.p.prompt_desktop_environment_hint and (desktop("HERMES_DESKTOP") or desktop_term):
+            # 0.18.2 build_environment_hints: "_desktop_hint", plus its "+=" text in the embedded terminal pane
+            got = self.src.assigned_texts(PROMPT_BUILDER, "build_environment_hints", "_desktop_hint") if self.src else None
+            parts.append(None if got is None or (desktop_term and len(got[1]) != 1)
+                         else got[0] + (got[1][0] if desktop_term else ""))
         if wsl:
             parts.append(self.fixed("WSL_ENVIRONMENT_HINT"))
         extra = (self.env.get("HERMES_ENVIRONMENT_HINT") or "").strip()
@@ -1543,7 +1559,7 @@ class _Builder:
             default = hints.get(key, "")
         else:
             default = None if known_platform else ""
-        if key == "telegram" and default != "":
+        if key == "telegram" and default != "" and self.p.prompt_telegram_rich_messages:
             extra = _section(_section(_section(self.config, "platforms"), "telegram"), "extra")
             if extra.get("rich_messages"):
                 rich = self.fixed("TELEGRAM_RICH_MESSAGES_HINT")
@@ -1566,7 +1582,7 @@ class _Builder:
                 else:
                     eff = base
                 src += " + config.yaml platform_hints"
-        if key == "tui" and eff and _truthy(self.env.get("HERMES_DESKTOP_TERMINAL", "")):
+        if key == "tui" and eff and self.p.prompt_tui_pane_clarifier and _truthy(self.env.get("HERMES_DESKTOP_TERMINAL", "")):
             clar = self.fixed("TUI_EMBEDDED_PANE_CLARIFIER")
             eff = None if clar is None else (eff if clar in eff else eff + clar)
         if eff == "":
@@ -1619,10 +1635,8 @@ class _Builder:
         self.stores = stores
 
     def memory_layers(self) -> None:
-        from hermes_audit.hermes.verdict import read_blocks
-
         cfg = self.memory_cfg
-        failure = mem.load_failure_reason(self.stores, cfg)
+        failure = mem.load_failure_reason(self.stores, cfg, self.p)
         for rep in self.stores:
             id_ = "memory" if rep.target == "memory" else "user-profile"
             title = mem.BLOCK_HEADERS[rep.target]
@@ -1674,7 +1688,7 @@ class _Builder:
 
     def session_line(self) -> None:
         d = self.now
-        if self.p.lineage == "latest":
+        if self.p.prompt_session_line_details:
             zone = self.tz_name or _local_zone_name(self.env)
             line = f"Conversation started: {format_date(d)} ({zone}, {d.tzname() or ''}, {_utc_offset(d)})"
         else:
@@ -1688,7 +1702,7 @@ class _Builder:
             line += f"\nProvider: {self.provider}"
         else:
             known = False
-        if self.p.lineage == "latest" and self.platform:
+        if self.p.prompt_session_line_details and self.platform:
             line += f"\nPlatform: {self.platform}"
         reason = f"session start {d.isoformat()}"
         if known:
@@ -1724,12 +1738,12 @@ class _Builder:
         self.detect_coding()
         self.identity()
         self.guidance()
-        latest = self.p.lineage == "latest"
-        if not latest:
+        tiered = self.p.prompt_tiered_layout
+        if not tiered:
             self.skills("stable")
         self.alibaba()
         self.environment_hints()
-        if latest:
+        if tiered:
             snapshot = self.coding and self.workspace_root is not None
             trail = "context" if snapshot else "stable"
             self.coding_layers("stable", trail)
@@ -1744,15 +1758,15 @@ class _Builder:
             self.platform_hint("stable")
         self.system_message()
         self.project_context()
-        if latest:
+        if tiered:
             self.skills("volatile")
         self.memory_layers()
         self.memory_provider()
-        if latest:
+        if tiered:
             self.absent("plugin-context", "Plugin sections", "volatile", "not modelled: plugins are not loaded")
         self.session_line()
         self.ephemeral()
-        if latest:
+        if tiered:
             # the context tier's coding parts come before system_message in the reference's order
             ctx_first = [ly for ly in self.layers if ly.tier == "context" and ly.id not in ("system-message", "project-context")]
             rest = [ly for ly in self.layers if ly not in ctx_first]
@@ -1921,14 +1935,10 @@ def format_share(x: float) -> str:
 
 def prompt_issues(report: PromptReport, max_share: Optional[float] = None) -> list[PromptIssue]:
     """The prompt findings of a dry run (see ``rules/prompt.yaml``)."""
-    from hermes_audit.findings import Severity
-
     out: list[PromptIssue] = []
     share_limit = report.settings.max_share if max_share is None else max_share
     label = report.profile.label
     if report.memory_hang is not None and report.memory_hang.document is not None:
-        from hermes_audit.hermes.verdict import unreadable_consequence
-
         d = report.memory_hang.document
         out.append(PromptIssue(R_SESSION_HANG, d, 0, 0, f"{d.path} is a {d.read.file_type}: "
                                + unreadable_consequence(d.kind, d.read, report.profile, d.path)))
@@ -2040,24 +2050,6 @@ def prompt_issues(report: PromptReport, max_share: Optional[float] = None) -> li
     return out
 
 
-def issues_to_findings(issues: list[PromptIssue], catalog, selected: Optional[set[str]] = None,
-                       display=None) -> list:
-    """:class:`~hermes_audit.findings.Finding` objects for ``issues`` (rules looked up by name in
-    ``catalog``; ``selected`` limits them to these codes; ``display(doc)`` renames the path)."""
-    from hermes_audit.engine.engine import make_finding
-
-    by_name = {r.name: r for r in catalog.rules if r.family == PROMPT_FAMILY or r.name == R_SESSION_HANG}
-    out = []
-    for it in issues:
-        rule = by_name.get(it.rule)
-        if rule is None or (selected is not None and rule.code not in selected):
-            continue
-        if display is not None:
-            it.document.path = display(it.document)
-        out.append(make_finding(it.document, rule, it.start, it.end, it.message, severity=it.severity))
-    return out
-
-
 # ---------------------------------------------------------------------------------------------------
 # Scenarios (rule examples): a session described as text
 
@@ -2073,8 +2065,6 @@ def parse_prompt_scenario(text: str) -> tuple[PromptSettings, Any, str, dict[str
     HERMES_HOME, anything else in the working directory; option ``fill=N`` puts N characters of filler
     first) and running to the next ``===`` line. Returns (settings, MemoryFS, version, file header spans,
     first-line span). Raises ``ValueError``."""
-    from hermes_audit.hermes.scenario import scenario_fill, split_scenario
-
     try:
         opts, files, first = split_scenario(text, PROMPT_SCENARIO_MAGIC)
     except ValueError as exc:
@@ -2105,10 +2095,6 @@ def parse_prompt_scenario(text: str) -> tuple[PromptSettings, Any, str, dict[str
 
 def scenario_prompt_issues(text: str) -> list[tuple[PromptIssue, tuple[int, int]]]:
     """Run the prompt model on a scenario; each issue with the span of its file's ``===`` line."""
-    from hermes_audit.engine.catalog import load_catalog
-    from hermes_audit.hermes.profiles import get_profile
-    from hermes_audit.hermes.threats import scanner_for
-
     settings, fs, version, headers, first = parse_prompt_scenario(text)
     catalog = load_catalog()
     profile = get_profile(version)
@@ -2130,8 +2116,6 @@ def detect_prompt(text: str, params: dict):
     scans get prompt findings from ``scan --prompt``); a hit spans the
     ``=== PATH`` line of the file the finding is about.
     """
-    from hermes_audit.engine.detectors import DetectorHit
-
     if not text.startswith(PROMPT_SCENARIO_MAGIC):
         return
     try:
@@ -2150,50 +2134,3 @@ def detect_prompt(text: str, params: dict):
 # ---------------------------------------------------------------------------------------------------
 # ``scan --prompt``
 
-
-def scan_prompt_findings(paths, catalog, selected: set[str], profile: VersionProfile, scanner: ThreatScanner, *,
-                         session_cwd: Optional[Path] = None, hermes_home: Optional[Path] = None,
-                         context_length: Optional[int] = None, max_share: Optional[float] = None,
-                         base: Optional[Path] = None, max_bytes: int = DEFAULT_MAX_BYTES,
-                         source: Any = "installed") -> tuple[list[tuple[Document, list]], list[str]]:
-    """Prompt findings for ``hermes-audit scan --prompt``: the dry run of a session in the scanned
-    repository's root (or ``session_cwd``) with ``hermes_home`` (default ``$HERMES_HOME``, else
-    ``~/.hermes``). Returns findings grouped by document (paths relative to ``base`` when inside it) and
-    notes. Raises ``ValueError`` for a ``session_cwd`` that is not a directory."""
-    from hermes_audit.hermes.hermes_source import installed_source
-    from hermes_audit.hermes.loading import session_directory
-
-    cwd = session_directory(list(paths), session_cwd)
-    if cwd is None:
-        return [], []
-    home = Path(hermes_home) if hermes_home is not None else Path(ctx.default_hermes_home())
-    notes: list[str] = []
-    if not home.is_dir():
-        notes.append(f"prompt: no HERMES_HOME at {home}; the dry run uses Hermes' defaults there")
-    src = installed_source() if source == "installed" else source
-    settings = PromptSettings(cwd=cwd, home=home.absolute(), context_length=context_length,
-                              max_share=max_share if max_share is not None else DEFAULT_MAX_SHARE, max_bytes=max_bytes)
-    try:
-        report = assemble(settings, profile, scanner, src)
-    except PromptError as exc:
-        raise ValueError(str(exc)) from None
-    notes.extend(f"prompt: {n}" for n in report.notes if "placeholders" not in n)
-    if report.problem:
-        notes.append(f"prompt: {profile.label} session in {report.cwd}: not predictable: {report.problem}")
-    else:
-        notes.append(f"prompt: {profile.label} session in {report.cwd}: ~{report.total_tokens:,} tokens "
-                     f"({report.counter.method}), {len([ly for ly in report.included() if ly.tier != 'api-call'])} "
-                     "layers" + ("" if report.exact else ", some sizes estimated"))
-    base_dir = os.path.realpath(base or Path.cwd())
-
-    def display(doc: Document) -> str:
-        p = str(doc.abs_path) if doc.abs_path is not None else doc.path
-        rel = os.path.relpath(os.path.realpath(p), base_dir)
-        return p if rel.startswith("..") else Path(rel).as_posix()
-
-    grouped: dict[int, tuple[Document, list]] = {}
-    for it in prompt_issues(report, max_share):
-        made = issues_to_findings([it], catalog, selected, display)
-        if made:
-            grouped.setdefault(id(it.document), (it.document, []))[1].extend(made)
-    return list(grouped.values()), notes

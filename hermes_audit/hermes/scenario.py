@@ -1,7 +1,7 @@
 """Scenario documents: a small tree written as text, simulated in memory (rule examples, tests).
 
 The loading rules' catalog examples are scenarios (format in ``docs/context-and-hints.md``);
-:func:`scenario_issues` runs the session-start model of :mod:`hermes_audit.hermes.context` (and, with
+:func:`hermes_audit.audits.detectors.scenario_issues` runs the session-start model of :mod:`hermes_audit.hermes.context` (and, with
 the ``hints`` option, :mod:`hermes_audit.hermes.hints`) on one. :mod:`hermes_audit.hermes.prompt` reads
 its own scenarios with :func:`split_scenario`. Kept out of :mod:`hermes_audit.hermes.context` so a scan
 of real files does not build these classes (issue 8: start-up). Nothing is read from or written to disk.
@@ -13,13 +13,7 @@ import posixpath
 from dataclasses import dataclass
 from typing import Optional
 
-from hermes_audit.hermes.context import (
-    CEILING_CAP,
-    LoadingIssue,
-    MemoryFS,
-    loading_issues,
-    simulate_context,
-)
+from hermes_audit.hermes.context import MemoryFS
 from hermes_audit.hermes.truncation import MISSING, CapResolution, resolve_cap
 
 #: First line of a scenario document.
@@ -130,28 +124,3 @@ def parse_scenario(text: str) -> Scenario:
     fs.add_dir(cwd)
     return Scenario(fs, version, cwd, cap, "hints" in opts, headers, first)
 
-
-def scenario_issues(text: str) -> list[tuple[LoadingIssue, tuple[int, int]]]:
-    """Run the loading model on a scenario; each issue with the span of its file's ``===`` line."""
-    from hermes_audit.engine.catalog import load_catalog
-    from hermes_audit.engine.engine import Engine
-    from hermes_audit.hermes.profiles import get_profile
-    from hermes_audit.hermes.threats import scanner_for
-
-    sc = parse_scenario(text)
-    catalog = load_catalog()
-    profile = get_profile(sc.version)
-    scanner = scanner_for(catalog.parity, profile.scanner)
-    engine = Engine([r for r in catalog.rules if r.family != "loading"])
-    rep = simulate_context(sc.cwd, profile, scanner, sc.cap, fs=sc.fs)
-    ceiling = simulate_context(sc.cwd, profile, scanner, resolve_cap(CEILING_CAP), fs=sc.fs)
-    issues = loading_issues(rep, ceiling, scanner, engine)
-    if sc.hints:
-        try:  # the hints model lives in hermes_audit.hermes.hints; its findings are optional here
-            from hermes_audit.hermes.hints import hint_issues, simulate_hints
-
-            hr = simulate_hints(sc.cwd, [], profile, scanner, fs=sc.fs, home="/nonexistent-home", all_dirs=True)
-            issues.extend(hint_issues(hr, scanner, engine))
-        except ImportError:
-            pass
-    return [(it, sc.headers.get(it.entry.path, sc.header_span)) for it in issues]

@@ -45,6 +45,9 @@ import regex
 import yaml
 
 from hermes_audit.findings import Severity
+from hermes_audit.findings import Confidence
+from hermes_audit.hermes.distribution import walk_tree
+from hermes_audit.patterns.catalog import Rule, default_rules_dir
 
 #: Seconds one pattern may run on one line before the file is reported as not fully scanned.
 PATTERN_TIMEOUT = 2.0
@@ -98,8 +101,6 @@ class GuardCatalog:
 
 
 def default_catalog_path() -> Path:
-    from hermes_audit.engine.catalog import default_rules_dir
-
     return default_rules_dir() / "skills-guard.yaml"
 
 
@@ -173,14 +174,11 @@ STRUCTURAL_CHECKS = {
 
 
 def guard_rules(cat: Optional["GuardCatalog"] = None) -> list:
-    """The skills guard as read-only :class:`~hermes_audit.engine.catalog.Rule` objects, one per pattern
+    """The skills guard as read-only :class:`~hermes_audit.patterns.catalog.Rule` objects, one per pattern
     (codes HS001-HS1xx, in Hermes' order) and per structural check (HS201-HS208), built from
     ``rules/skills-guard.yaml``. ``hermes-audit profile`` reports the guard's findings with these rules;
     ``rules --all`` lists them and ``explain HSnnn`` prints their help. They have no detector: the
     engine never runs them. Raises :class:`SkillsGuardError` when the data file is broken."""
-    from hermes_audit.engine.catalog import Rule
-    from hermes_audit.findings import Confidence
-
     cat = cat or load_guard_catalog()
     policy = ", ".join(f"{lvl}: {'/'.join(d)}" for lvl, d in cat.install_policy.items())
     why = ("**Why it matters**: Hermes runs its skills guard when it installs a skill from the skills hub: "
@@ -200,7 +198,8 @@ def guard_rules(cat: Optional["GuardCatalog"] = None) -> list:
                   f"searched on every line with `re.IGNORECASE`:\n\n    {p.regex}\n\n{why}\n\n"
                   "**Fix**: remove the line, or review the skill and install it at a trust level that allows it."),
             kinds=frozenset({"all"}), source="skills-guard.yaml",
-            fix="Remove the matching line, or review the skill before installing it.",
+            fix=("Read the line: keep it if it does what the skill says (Hermes' guard flags honest code too, "
+                 "e.g. `if args.profile:`); only a hub install (`hermes skills install`) runs this guard."),
         ))
     limits = {"max_single_file_kb": cat.max_single_file_kb, "max_file_count": cat.max_file_count,
               "max_total_size_kb": cat.max_total_size_kb}
@@ -392,8 +391,6 @@ def load_skill_ignore(skill_dir: Path, cat: GuardCatalog) -> Callable[[str], boo
 
 def _walk(skill_dir: Path) -> list[tuple[Path, str, os.stat_result]]:
     """Files and symlinks under ``skill_dir`` (no symlink followed), bounded, in rglob order."""
-    from hermes_audit.hermes.distribution import walk_tree
-
     tree = walk_tree(skill_dir)
     out = []
     for e in tree.entries:

@@ -24,7 +24,7 @@ the two). The fast path differs only in what it skips:
   of characters present is computed only when one is there;
 * an ASCII window is already in NFKC, so ``unicodedata.normalize`` is skipped;
 * every pattern has a literal-keyword prefilter derived from its own text
-  (:mod:`hermes_audit.engine.prefilter`), checked on the folded NFKC text; the
+  (:mod:`hermes_audit.patterns.prefilter`), checked on the folded NFKC text; the
   keywords of all patterns of a scope form one table, each keyword looked up
   at most once per text, in the text's distinct whitespace-separated tokens
   (a keyword without whitespace can only occur inside one token), or, with
@@ -38,8 +38,8 @@ the two). The fast path differs only in what it skips:
 
 Deadline (issue 18). Hermes' patterns backtrack for hours on some texts (``translate\\s+[^\\n]{0,512}
 \\s+into\\s+[^\\n]{0,512}...`` on a 1.8 KB line of spaces); Hermes' session then hangs at load. Each
-pattern's search of one text runs under :func:`hermes_audit.engine.deadline.call_with_deadline`
-(:func:`~hermes_audit.engine.deadline.hermes_deadline` seconds, the unchanged ``re`` search interrupted
+pattern's search of one text runs under :func:`hermes_audit.patterns.deadline.call_with_deadline`
+(:func:`~hermes_audit.patterns.deadline.hermes_deadline` seconds, the unchanged ``re`` search interrupted
 by a timer signal). A search that passes it counts as no match, and is recorded in
 :attr:`ThreatScanner.stalls` (one :class:`Stall` per pattern and text: a second scan of the same text
 skips the pattern at once); the pipeline turns each into a finding and an error (run incomplete, exit 3).
@@ -54,114 +54,20 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Optional
 
-from hermes_audit.engine.catalog import SCOPES, ParityCatalog, Rule, materialize
-from hermes_audit.engine.deadline import PatternDeadline, call_with_deadline, hermes_deadline
-from hermes_audit.engine.normalize import nfkc
-from hermes_audit.engine.prefilter import DIRECT_SEARCH_CHARS, Prefilter, analyse, depth0_units, fold
-from hermes_audit.engine.regex_code import known_tail
-
-try:  # Python 3.11+
-    from re import _constants as _c  # type: ignore[attr-defined]
-    from re import _parser as _sre_parse  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_constants as _c  # type: ignore[no-redef]
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
+from hermes_audit.patterns.catalog import SCOPES, ParityCatalog, Rule, materialize
+from hermes_audit.patterns.deadline import PatternDeadline, call_with_deadline, hermes_deadline
+from hermes_audit.patterns.normalize import nfkc
+from hermes_audit.patterns.prefilter import DIRECT_SEARCH_CHARS, Prefilter, analyse, fold
+from hermes_audit.patterns.regex_code import known_tail
+from hermes_audit.patterns.tails import tail_pattern
+from hermes_audit.patterns import keywords
+from hermes_audit.patterns.prefilter import shared_keyword_search
 
 #: Above this many occurrences of a pattern's leading strings, one ``search`` beats trying each.
 _MAX_ANCHORS = 64
 #: Fewer candidate starts than this are tried directly: the tail check (:func:`tail_pattern`) searches the
 #: rest of the window, which pays off only when many starts would each scan a long gap (issue 8).
 _TAIL_MIN_ANCHORS = 48
-#: A top-level repetition allowing at least this many characters is a gap the tail check splits at.
-_GAP_MIN = 64
-
-
-def _top_level_alternation(pattern: str) -> Optional[bool]:
-    """Whether ``pattern`` has a ``|`` outside every group and class (``None``: not sure, e.g. an
-    unbalanced text; :func:`~hermes_audit.engine.prefilter.depth0_units` reads the text)."""
-    try:
-        return any(kind == "|" for _start, _end, kind, _atom_end in depth0_units(pattern))
-    except ValueError:
-        return None
-
-
-def _is_space_repeat(item) -> bool:
-    """Whether a parsed item is a repetition of ``\\s`` (part of a gap's edge, not a gap of its own)."""
-    op, av = item
-    return op in (_c.MAX_REPEAT, _c.MIN_REPEAT) and list(av[2]) == [(_c.IN, [(_c.CATEGORY, _c.CATEGORY_SPACE)])]
-
-
-def tail_pattern(pattern: str, flags: int):
-    """The part of ``pattern`` after its last gap, compiled with ``re`` and ``flags``, or ``None``
-    when the pattern does not split so.
-
-    A gap is a top-level repetition of at least :data:`_GAP_MIN` characters (``[^\\n]{0,2048}``).
-    The tail starts after the last gap other than a ``\\s`` run, and after the ``\\s`` runs that
-    follow it (``(to|at)\\s+https?://`` in ``...[^\\n]{0,2048}\\s+(to|at)\\s+https?://``): a tail that
-    starts with a repetition tries every position, slower than no tail. Without such a gap the
-    tail follows the last long repetition (``["'][A-Za-z0-9+/=_-]{20,}`` after ``\\s*``).
-
-    Soundness: ``pattern`` is the concatenation of two complete regular expressions ``P`` and
-    ``S`` (neither has a top-level ``|``; no back-references, conditionals or inline flags,
-    which could tie ``S`` to ``P``), so a match of ``pattern`` at ``i`` is a match of ``P`` on
-    ``[i, q)`` followed by a match of ``S`` at ``q >= i``, and ``S.match(text, q)`` succeeds
-    there too (look-arounds see the whole text, as in the full pattern). Hence when
-    ``S.search(text, i)`` finds nothing, no match starts at ``i`` or later.
-    """
-    if flags & re.VERBOSE or re.search(r"\(\?[aiLmsux-]|\(\?\(|\(\?P=|\\[1-9]|\\g<", pattern):
-        return None
-    if _top_level_alternation(pattern) is not False:
-        return None
-    splits = []  # (j, the head ends with a gap that is not a \s run, the tail is usable)
-    for j in range(1, len(pattern)):
-        if pattern[j - 1] not in "}*+?":
-            continue
-        head, rest = pattern[:j], pattern[j:]
-        if _top_level_alternation(head) is not False or _top_level_alternation(rest) is not False:
-            continue
-        try:
-            head_items = list(_sre_parse.parse(head, flags))
-            rest_items = _sre_parse.parse(rest, flags)
-        except (re.error, RecursionError, OverflowError):
-            continue
-        if not head_items or head_items[-1][0] not in (_c.MAX_REPEAT, _c.MIN_REPEAT):
-            continue
-        if head_items[-1][1][1] < _GAP_MIN:
-            continue  # ``s?`` in ``https?://`` leaves a weak tail
-        usable = bool(len(rest_items) and rest_items[0][0] not in (_c.MAX_REPEAT, _c.MIN_REPEAT)
-                      and rest_items.getwidth()[0] > 0)  # a tail matching the empty string is no condition
-        splits.append((j, not _is_space_repeat(head_items[-1]), usable))
-    # Only the tails the choice depends on are compiled (issue 8: compiling every candidate cost
-    # ~15 ms per process). A split whose tail does not compile (an error ``re`` raises only when
-    # compiling) is dropped and the choice made again, as if it had never been a candidate.
-    compiled: dict = {}
-
-    def compiles(j: int) -> bool:
-        if j not in compiled:
-            try:
-                compiled[j] = re.compile(pattern[j:], flags)
-            except (re.error, RecursionError, OverflowError):
-                compiled[j] = None
-        return compiled[j] is not None
-
-    while True:
-        gaps = [j for j, real_gap, _u in splits if real_gap]
-        if gaps and not compiles(gaps[-1]):
-            splits = [sp for sp in splits if sp[0] != gaps[-1]]
-            continue
-        if gaps:
-            after = [j for j, _g, u in splits if j >= gaps[-1] and u]
-            chosen = after[0] if after else None
-        else:
-            usable_tails = [j for j, _g, u in splits if u]
-            chosen = usable_tails[-1] if usable_tails else None
-        if chosen is None:
-            return None
-        if compiles(chosen):
-            return compiled[chosen]
-        splits = [sp for sp in splits if sp[0] != chosen]
-
-
 _TAILS: dict = {}
 
 #: Boolean splits of Hermes patterns (issue 8): ``(Hermes' pattern verbatim, flags) -> parts``, where
@@ -311,8 +217,8 @@ class ThreatScanner:
         self._unspaced = frozenset(s for pf in prefilters.values() if pf for s in pf.literals) - self._spaced
         self._keyword_search = None
         #: issue 8: True when the audit rules will also search the same texts for their keywords (a full scan,
-        #: set by :func:`hermes_audit.scan.run_scan`): the keywords are then looked up with the audit's shared
-        #: keyword search (:func:`hermes_audit.engine.prefilter.shared_keyword_search`), which keeps its answer
+        #: set by :func:`hermes_audit.audits.scan.run_scan`): the keywords are then looked up with the audit's shared
+        #: keyword search (:func:`hermes_audit.patterns.prefilter.shared_keyword_search`), which keeps its answer
         #: for the audit's raw view of the same text, instead of a pass of this scanner's own. Speed only.
         self.share_keywords = False
         self._shared: tuple = (None, False)  # (shared keyword search, whether it holds all of this scanner's keys)
@@ -337,9 +243,7 @@ class ThreatScanner:
 
     def _search(self):
         """The optional C-level keyword search over the unspaced prefilter literals
-        (:mod:`hermes_audit.engine.keywords`), or ``None`` when it is not installed or switched off."""
-        from hermes_audit.engine import keywords
-
+        (:mod:`hermes_audit.patterns.keywords`), or ``None`` when it is not installed or switched off."""
         if not keywords.available():
             return None
         if self._keyword_search is None:
@@ -398,8 +302,6 @@ class ThreatScanner:
     def _shared_present(self, folded: str, own) -> Optional[set]:
         """The members of ``own.keys`` in ``folded`` from the audit's shared keyword search, or ``None`` when
         that search is off or does not hold all of them (see :attr:`share_keywords`)."""
-        from hermes_audit.engine.prefilter import shared_keyword_search
-
         shared = shared_keyword_search()
         if shared is None:
             return None

@@ -1,1 +1,1 @@
-"""Reporters: turn a :class:`~hermes_audit.scan.ScanResult` into text, JSON, SARIF or GitHub output."""
+"""Reporters: turn a :class:`~hermes_audit.audits.scan.ScanResult` into text, JSON, SARIF or GitHub output."""

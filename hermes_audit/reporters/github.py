@@ -37,6 +37,11 @@ from typing import Optional
 
 from hermes_audit.engine.unicode_chars import printable
 from hermes_audit.findings import Finding, Severity
+from hermes_audit.documents.gitroot import find_git_root
+from hermes_audit.documents.paths import repo_relative
+from hermes_audit.documents.reader import ReadStatus
+from hermes_audit.engine.unicode_chars import safe_path
+from hermes_audit.reporters.sarif import _blocked_without_result, outside_repository
 
 COMMANDS = {
     Severity.CRITICAL: "error",
@@ -74,8 +79,6 @@ def command(kind: str, message: str, **props: Optional[object]) -> str:
 
 
 def _root(result) -> Path:
-    from hermes_audit.documents.gitroot import find_git_root
-
     if getattr(result.options, "repo_root", None) is not None:  # the CLI's: the one fingerprints use
         return result.options.identity_root()
     base = (result.options.base or Path.cwd()).absolute()
@@ -86,18 +89,11 @@ def _root(result) -> Path:
 
 
 def _path(display: str, abs_path, root: Path) -> str:
-    from hermes_audit.documents.paths import repo_relative
-
-    from hermes_audit.reporters.json_report import safe_path
-
     rel, _ = repo_relative(display, abs_path, root)
     return safe_path(rel)  # undecodable bytes of a file name as \xNN, as in the other formats
 
 
 def _finding_line(f: Finding, abs_path, root: Path) -> str:
-    from hermes_audit.reporters.json_report import safe_path
-    from hermes_audit.reporters.sarif import outside_repository
-
     end_line, end_col = f.end.line, f.end.column
     if (end_line, end_col) <= (f.start.line, f.start.column):
         end_line, end_col = f.start.line, f.start.column + 1
@@ -118,9 +114,6 @@ def _finding_line(f: Finding, abs_path, root: Path) -> str:
 
 def annotations(result) -> list[str]:
     """The workflow-command lines for a scan result."""
-    from hermes_audit.documents.reader import ReadStatus
-    from hermes_audit.reporters.sarif import _blocked_without_result
-
     root = _root(result)
     doc_paths = {fr.document.path: fr.document.abs_path for fr in result.files}
     findings = [f for f in result.findings if f.suppressed is None] + _blocked_without_result(result)

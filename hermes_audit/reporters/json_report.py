@@ -6,38 +6,11 @@ Top level: ``schema_version`` (1), ``tool {name, version}``, ``hermes_version``,
 
 from __future__ import annotations
 
-import re
-
 from hermes_audit import __version__
-from hermes_audit.engine.unicode_chars import BLANK_LETTERS, printable
+from hermes_audit.engine.unicode_chars import safe_path
+from hermes_audit.reporters.workflow import json_text
 
 SCHEMA_VERSION = 1
-
-#: Characters ``printable`` escapes although ``str.isprintable`` accepts them (variation selectors, blank letters).
-_PRINTABLE_BUT_ESCAPED = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef" + "".join(sorted(BLANK_LETTERS)) + "]")
-#: Longest text :func:`safe_path` shows.
-_SAFE_CHARS = 4096
-
-
-def safe_path(path: str) -> str:
-    """A path with control, bidi and undecodable characters escaped (never shown raw)."""
-    # issue 8: most texts need no escape. ``str.isprintable`` is False for every category ``printable``
-    # escapes (Cc, Cf, Cs, Co, Cn, Zl, Zp; the tags are Cf or Cn; surrogate-escaped bytes are Cs), and
-    # the pattern finds the printable characters it escapes too: such a text comes back unchanged.
-    if len(path) <= _SAFE_CHARS and path.isprintable() and (path.isascii() or
-                                                            _PRINTABLE_BUT_ESCAPED.search(path) is None):
-        return path
-    return _safe_path_escaped(path)
-
-
-def _safe_path_escaped(path: str) -> str:
-    """:func:`safe_path` without its no-escape shortcut."""
-    try:
-        raw = path.encode("utf-8", "surrogateescape")  # undecodable bytes of a file name, back to bytes
-    except UnicodeEncodeError:  # another lone surrogate: printable() shows it as \udXXX
-        return printable(path, _SAFE_CHARS)
-    return printable(raw.decode("utf-8", "backslashreplace"), _SAFE_CHARS)
-
 
 #: Longest message kept in the JSON report (characters).
 MESSAGE_CHARS = 4000
@@ -90,6 +63,4 @@ def to_dict(result) -> dict:
 
 def render(result) -> str:
     """The JSON document as a string (ASCII only, so it survives any terminal or pipe)."""
-    from hermes_audit.reporters.workflow import json_text  # issue 8: start-up (the text report imports this module)
-
     return json_text(to_dict(result)) + "\n"

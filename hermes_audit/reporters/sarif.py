@@ -50,6 +50,12 @@ from hermes_audit import PROJECT_URL, __version__
 from hermes_audit.documents.paths import _is_within, repo_relative  # repo_relative: also this module's API
 from hermes_audit.engine.unicode_chars import printable
 from hermes_audit.findings import Confidence, Finding, Severity
+from hermes_audit.audits.scan import parity_findings
+from hermes_audit.documents.reader import ReadStatus
+from hermes_audit.findings import assign_fingerprints
+from hermes_audit.hermes.profiles import get_profile
+from hermes_audit.patterns.catalog import load_catalog
+from hermes_audit.reporters.workflow import json_text
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -339,10 +345,6 @@ def _result(f: Finding, index: int, doc_paths: dict, root: Optional[Path]) -> om
 def _blocked_without_result(result) -> list[Finding]:
     """Parity findings for blocked files that have none in the result (``--select`` left the
     Hermes-parity rules out), so every file Hermes would block appears as a result."""
-    from hermes_audit.findings import assign_fingerprints
-    from hermes_audit.hermes.profiles import get_profile
-    from hermes_audit.scan import parity_findings
-
     have = {f.path for f in result.findings if f.hermes_pattern_id}
     out: list[Finding] = []
     profile = get_profile(result.hermes_version)
@@ -357,8 +359,6 @@ def _blocked_without_result(result) -> list[Finding]:
 
 
 def _notifications(result, doc_paths: dict, root: Optional[Path]) -> list:
-    from hermes_audit.documents.reader import ReadStatus
-
     notes: list = []
     for fr in result.files:
         d = fr.document
@@ -404,8 +404,6 @@ def build_log(result, include_suppressed: bool = False, category: Optional[str] 
     """The SARIF log (sarif-om objects) of a scan result. ``root`` is the repository root
     that result URIs are relative to (default: ``ScanOptions.identity_root()``, the repository root the scan
     identifies files by)."""
-    from hermes_audit.engine.catalog import load_catalog
-
     if root is None:
         root = result.options.identity_root()
     doc_paths = {fr.document.path: fr.document.abs_path for fr in result.files}
@@ -488,8 +486,6 @@ def to_dict(result, include_suppressed: bool = False, category: Optional[str] = 
 def render(result, include_suppressed: bool = False, category: Optional[str] = None,
            root: Optional[Path] = None, **_: Any) -> str:
     """The SARIF document as a string (ASCII-only JSON, so it survives any pipe)."""
-    from hermes_audit.reporters.workflow import json_text
-
     return json_text(to_dict(result, include_suppressed, category, root)) + "\n"
 
 

@@ -15,7 +15,7 @@ import click
 from hermes_audit.engine.redact import redact_in_place
 from hermes_audit.engine.unicode_chars import printable
 from hermes_audit.findings import Severity
-from hermes_audit.reporters.json_report import safe_path
+from hermes_audit.engine.unicode_chars import safe_path
 from hermes_audit.reporters.excerpt import ExcerptLines, source_excerpt
 
 _SEV_COLOR = {
@@ -25,7 +25,7 @@ _SEV_COLOR = {
     Severity.LOW: "cyan",
     Severity.INFO: "blue",
 }
-_STATUS_COLOR = {"loaded": "green", "blocked": "red", "warned": "yellow", "skipped": "yellow", "shadowed": "yellow",
+_STATUS_COLOR = {"loaded": "green", "passes": "green", "blocked": "red", "warned": "yellow", "skipped": "yellow", "shadowed": "yellow",
                  "truncated": "yellow"}
 
 #: Loading findings (rules/loading.yaml) that give a ``loaded`` file a word of its own in the verdict table:
@@ -47,6 +47,9 @@ def display_status(result) -> dict[str, str]:
     ``skipped``), except that a ``loaded`` file with a shadowing finding is ``shadowed`` and one with a
     truncation finding ``truncated`` (see :data:`_LOADING_WORD`; shadowed wins)."""
     words = {fr.document.path: fr.verdict.status for fr in result.files}
+    if not getattr(result, "session_modelled", True):
+        # Hermes' scan lets the file through; whether the session loads it whole is not modelled for this version
+        return {p: ("passes" if w == "loaded" else w) for p, w in words.items()}
     for f in result.findings:
         word, now = _LOADING_WORD.get(f.rule_id), words.get(f.path)
         if word and (now == "loaded" or (now == "truncated" and word == "shadowed")):
@@ -120,11 +123,14 @@ def render(result, color: bool = False, show_source: bool = True, include_suppre
         counts: dict[str, int] = {}
         for w in words.values():
             counts[w] = counts.get(w, 0) + 1
+        plain = "loaded" if getattr(result, "session_modelled", True) else "passes"
         listed = [fr for fr in result.files
-                  if show_files or words[fr.document.path] != "loaded" or fr.verdict.message]
+                  if show_files or words[fr.document.path] != plain or fr.verdict.message]
         n = len(result.files)
-        count = ", ".join(f"{c} {w}" for w, c in sorted(counts.items(), key=lambda kv: (kv[0] != "loaded", kv[0])))
+        count = ", ".join(f"{c} {w}" for w, c in sorted(counts.items(), key=lambda kv: (kv[0] != plain, kv[0])))
         hidden = "" if show_files or len(listed) == n else " (--verbose lists every file)"
+        if plain == "passes":  # Hermes' scan lets it through; whether the session loads it whole is unknown
+            hidden = "; passes = not blocked: shadowing and truncation are not modelled for this version" + hidden
         label = result.hermes_label or result.hermes_version
         out.append(_style(f"Hermes verdicts ({label}): {n} file{'s' if n != 1 else ''}: {count}{hidden}",
                           None, color, bold=True))

@@ -45,6 +45,7 @@ def main() -> NoReturn:
             sys.exit(130)
         if code is not None:
             sys.exit(code)
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.cli.main import main as run_in_process
 
     run_in_process()
@@ -132,6 +133,7 @@ def handshake(sock) -> Optional[tuple]:
     otherwise pose as the server and receive this process's terminal and environment.
 
     Raises ``OSError`` and :class:`~hermes_audit.server.wire.ServerUnavailable` from the connection."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.server import peer
 
     try:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from hermes_audit.server import peer, wire
+from hermes_audit import __version__
 
 #: Default idle time after which a server exits, seconds.
 DEFAULT_IDLE_TIMEOUT = 3600.0
@@ -78,7 +79,8 @@ def installation_dirs() -> list[str]:
 
 
 def _installation() -> set[str]:
-    from hermes_audit.engine.catalog import default_rules_dir
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.patterns.catalog import default_rules_dir
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = set()  # a set: in a wheel the rules are inside the package (``_rules``); directories end with "/"
@@ -183,12 +185,13 @@ def snapshot(paths: list[str]) -> dict[str, tuple[int, int]]:
 def warm_up() -> None:
     """Import the scan path, load the shipped rules, compile every pattern, and scan the rules' own
     examples once (output discarded), so that each forked copy starts with all of it done."""
+    # start-up time: a command (and a report format) imports only what it runs
     import contextlib
     import io
     import tempfile
 
     from hermes_audit.cli.main import cli
-    from hermes_audit.engine.catalog import load_catalog, materialize
+    from hermes_audit.patterns.catalog import load_catalog, materialize
 
     catalog = load_catalog()
     examples = []
@@ -354,7 +357,6 @@ class Server:
         """``{pid, socket, started, idle_timeout, served, failed, declined, last_declined, version}``: ``served``
         counts forked copies, ``failed`` those of them that could not run their command."""
         self.state.failed += _reap()
-        from hermes_audit import __version__
 
         s = self.state
         return {"pid": os.getpid(), "socket": s.path, "started": s.started, "idle_timeout": s.idle_timeout,
@@ -424,6 +426,7 @@ class Server:
         sys.stdin, sys.stdout, sys.stderr = streams
         sys.argv = ["hermes-audit", *req["argv"]]
         wire.send(conn, ("started", os.getpid()))
+        # start-up time: a command (and a report format) imports only what it runs
         from hermes_audit.cli.main import main
 
         try:

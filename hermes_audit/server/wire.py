@@ -34,6 +34,7 @@ import stat
 import struct
 import sys
 import zlib
+from hermes_audit import __version__
 
 # No ``typing`` import (about 8 ms with the ``re`` it pulls in, on every run): with postponed evaluation of
 # annotations these names are only read by type checkers.
@@ -52,7 +53,7 @@ DIR_ENV = "HERMES_AUDIT_SERVER_DIR"
 NO_SERVER_ENV = "HERMES_AUDIT_NO_SERVER"
 #: Set to anything but ``""``/``"0"``: a ``scan`` that finds no server starts one for the next run.
 AUTOSTART_ENV = "HERMES_AUDIT_SERVER"
-#: Environment variables that hermes-audit reads when a module is imported (``engine/keywords.py``): a
+#: Environment variables that hermes-audit reads when a module is imported (``patterns/keywords.py``): a
 #: request whose values differ from the server's is declined and runs in-process.
 IMPORT_TIME_ENV = ("HERMES_AUDIT_PURE_PYTHON",)
 _HEAD = struct.Struct("!I")
@@ -102,8 +103,6 @@ def connect(path: str, timeout: Optional[float] = None) -> _socket.socket:
 def identity() -> tuple:
     """``(protocol, interpreter path, package directory, package version, Python version)``: what a client
     and a server must share."""
-    from hermes_audit import __version__
-
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     return (PROTOCOL, sys.executable, package, __version__, sys.version)
 

@@ -1,7 +1,8 @@
-"""Oracle: hermes-agent 0.19.0 MemoryStore on real files in a temporary HERMES_HOME.
+"""Oracle: any hermes-agent release's MemoryStore (0.19.0, 0.20.1) on real files in a temporary HERMES_HOME.
 
 stdin:  {"cases": [{"memory": str|null, "user": str|null, "limits": [int, int]}]}
-        (a null store is not written; text is written byte-exact as UTF-8, no newline translation)
+        (a null store is not written; text is written byte-exact as UTF-8, no newline translation;
+        ``memory_hex``/``user_hex`` give a store's bytes instead)
 stdout: [{"memory_entries": [...], "user_entries": [...], "memory_block": str|null, "user_block": str|null,
           "memory_chars": int, "user_chars": int, "memory_usage": str, "user_usage": str,
           "memory_drift": bool, "user_drift": bool}]
@@ -24,11 +25,26 @@ for case in req["cases"]:
         mdir = os.path.join(home, "memories")
         os.makedirs(mdir, exist_ok=True)
         for target, name in (("memory", "MEMORY.md"), ("user", "USER.md")):
-            if case.get(target) is not None:
+            data = bytes.fromhex(case[target + "_hex"]) if case.get(target + "_hex") is not None else \
+                case[target].encode("utf-8") if case.get(target) is not None else None
+            if data is not None:
                 with open(os.path.join(mdir, name), "wb") as fh:
-                    fh.write(case[target].encode("utf-8"))
+                    fh.write(data)
         store = MemoryStore(*case.get("limits", [2200, 1375]))
-        store.load_from_disk()
+        try:
+            store.load_from_disk()
+        except Exception as exc:  # 0.19.0: a decode error ends the load (agent_init swallows it)
+            store._system_prompt_snapshot = {"memory": "", "user": ""}
+
+        def drift(target):
+            if hasattr(store, "_read_raw_checked"):  # 0.20.1: the drift check works on the checked read
+                raw, ok = store._read_raw_checked(store._path_for(target))
+                return ok and store._detect_external_drift(target, raw) is not None
+            try:
+                return store._detect_external_drift(target) is not None
+            except UnicodeDecodeError:
+                return False
+
         res = {
             "memory_entries": store.memory_entries,
             "user_entries": store.user_entries,
@@ -38,8 +54,8 @@ for case in req["cases"]:
             "user_chars": store._char_count("user"),
             "memory_usage": store._success_response("memory")["usage"],
             "user_usage": store._success_response("user")["usage"],
-            "memory_drift": store._detect_external_drift("memory") is not None,
-            "user_drift": store._detect_external_drift("user") is not None,
+            "memory_drift": drift("memory"),
+            "user_drift": drift("user"),
         }
         out.append(res)
 json.dump(out, sys.stdout)

@@ -14,9 +14,11 @@ What is removed (each decided by the same detectors that report it):
 * with ``hermes_blocking=True`` (``--fix-hermes-blocking``) also the
   legitimate invisible characters that the chosen Hermes version still blocks
   a file for, such as the zero-width joiner inside an emoji sequence (the
-  emoji then shows as its parts) or the Persian zero-width non-joiner.
+  emoji then shows as its parts) or the Persian zero-width non-joiner, and,
+  for a version that scans a leading byte-order mark as text and blocks the
+  file for it (0.15.0-0.18.2), that byte-order mark.
 
-Nothing else is touched: line endings, the leading byte-order mark and every
+Nothing else is touched: line endings, the leading byte-order mark (but see above) and every
 other character stay byte-for-byte the same, and the file is written back as
 UTF-8 (the only encoding Hermes reads). Writes are atomic (a temporary file in
 the same directory, then ``os.replace``) and keep the file's permission bits.
@@ -41,6 +43,10 @@ from hermes_audit.documents.document import Document
 from hermes_audit.documents.reader import ReadStatus, read_file
 from hermes_audit.engine import detectors as det
 from hermes_audit.engine import unicode_chars as uc
+from hermes_audit.atomic import OutsideRoot, write_at
+from hermes_audit.documents.beneath import Changed, DIR_FD, LeadsOut, open_parent
+from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, READ_FLAGS, read_descriptor
+from hermes_audit.engine.unicode_chars import safe_path
 
 
 class FixError(Exception):
@@ -83,12 +89,13 @@ class FixPlan:
 MAX_FIX_PASSES = 8
 
 
-def plan_edits(text: str, hermes_invisible: Optional[Iterable[str]] = None) -> list[Edit]:
+def plan_edits(text: str, hermes_invisible: Optional[Iterable[str]] = None, keep_leading_bom: bool = True) -> list[Edit]:
     """Edits that clean ``text`` (sorted, non-overlapping), in ``text``'s offsets.
 
     ``hermes_invisible`` is the invisible-character set of the Hermes version
     whose blocking should be avoided; when given, legitimate invisible
-    characters in it are removed too.
+    characters in it are removed too, and with ``keep_leading_bom=False`` a
+    byte-order mark at the start as well (see :func:`plan_for_document`).
 
     Removing characters can make a new run: variation selectors separated by
     zero-width spaces become one payload once the spaces go. The plan is
@@ -100,7 +107,7 @@ def plan_edits(text: str, hermes_invisible: Optional[Iterable[str]] = None) -> l
     origin = list(range(len(text)))  # offset in the current text -> offset in ``text``
     current = text
     for _ in range(MAX_FIX_PASSES):
-        edits = _plan_once(current, invisible)
+        edits = _plan_once(current, invisible, keep_leading_bom)
         if not edits:
             break
         for e in edits:
@@ -124,7 +131,7 @@ def _merge(per_char: dict[int, Edit]) -> list[Edit]:
     return out
 
 
-def _plan_once(text: str, hermes_invisible: Optional[Iterable[str]] = None) -> list[Edit]:
+def _plan_once(text: str, hermes_invisible: Optional[Iterable[str]] = None, keep_leading_bom: bool = True) -> list[Edit]:
     """One pass of :func:`plan_edits`: what the detectors report in ``text`` as it is."""
     edits: dict[int, Edit] = {}
 
@@ -149,7 +156,7 @@ def _plan_once(text: str, hermes_invisible: Optional[Iterable[str]] = None) -> l
         blocked = set(hermes_invisible)
         for h in det.detect_invisible(text, {"mode": "legitimate"}):
             for i in range(h.start, h.end):
-                if text[i] in blocked and not (i == 0 and text[i] == "\ufeff"):
+                if text[i] in blocked and not (i == 0 and text[i] == "\ufeff" and keep_leading_bom):
                     drop(i, i + 1, "benign-invisible-character (Hermes blocks it)")
     return _merge(edits)
 
@@ -166,11 +173,16 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
     return "".join(parts)
 
 
-def plan_for_document(doc: Document, hermes_invisible: Optional[Iterable[str]] = None) -> Optional[FixPlan]:
-    """The fix for ``doc``, or ``None`` when it needs none or cannot be fixed (not read completely)."""
+def plan_for_document(doc: Document, hermes_invisible: Optional[Iterable[str]] = None,
+                      keep_leading_bom: bool = True) -> Optional[FixPlan]:
+    """The fix for ``doc``, or ``None`` when it needs none or cannot be fixed (not read completely).
+
+    ``keep_leading_bom=False`` (with ``hermes_invisible``) also removes a byte-order mark at the start of
+    the file: for a Hermes version that scans it as text and blocks the file for it (the profile switch
+    ``strip_bom_before_scan`` is false: 0.15.0-0.18.2, agent/prompt_builder.py ``_scan_context_content``)."""
     if doc.read.status is not ReadStatus.OK or doc.text is None:
         return None
-    edits = plan_edits(doc.text, hermes_invisible)
+    edits = plan_edits(doc.text, hermes_invisible, keep_leading_bom)
     if not edits:
         return None
     return FixPlan(doc.path, doc.abs_path, doc.text, apply_edits(doc.text, edits), edits, doc.root)
@@ -216,8 +228,6 @@ def _diff_name(side: str, path: str) -> str:
 
 def unified_diff(plan: FixPlan) -> str:
     """A unified diff of the plan, invisible characters written as ``<U+XXXX>``."""
-    from hermes_audit.reporters.json_report import safe_path
-
     a = [_visible(x) for x in _lines(plan.original)]
     b = [_visible(x) for x in _lines(plan.fixed)]
     name = safe_path(plan.path)
@@ -226,8 +236,6 @@ def unified_diff(plan: FixPlan) -> str:
 
 
 def _shown(path: str) -> str:
-    from hermes_audit.reporters.json_report import safe_path
-
     return safe_path(path)
 
 
@@ -244,14 +252,10 @@ def write_plan(plan: FixPlan, root: Optional[Path] = None) -> None:
     if plan.abs_path is None:
         raise FixError(f"{_shown(plan.path)}: no file to write")
     root = root if root is not None else plan.root
-    from hermes_audit.documents.beneath import DIR_FD
 
     if not DIR_FD:
         _write_plan_by_name(plan, root)
         return
-    from hermes_audit.atomic import write_at
-    from hermes_audit.documents.beneath import Changed, LeadsOut, open_parent
-    from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, READ_FLAGS, read_descriptor
 
     try:
         dfd, name = open_parent(plan.abs_path, root, resolve_leaf=False)
@@ -292,8 +296,6 @@ def _fixable_stat(plan: FixPlan, lstat) -> os.stat_result:
 def _write_plan_by_name(plan: FixPlan, root: Optional[Path]) -> None:
     """:func:`write_plan` where directory descriptors are not supported (Windows): the path is checked and
     written by name (a link out is refused; a swap between the check and the write is not caught)."""
-    from hermes_audit.atomic import OutsideRoot
-
     path = Path(plan.abs_path)
     st = _fixable_stat(plan, lambda: os.lstat(path))
     again = read_file(path, root)

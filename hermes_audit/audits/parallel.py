@@ -23,6 +23,7 @@ from __future__ import annotations
 import copyreg
 import os
 from typing import Any, Callable, Optional, Sequence
+from hermes_audit.patterns.catalog import Rule
 
 #: Below this many characters of text in total, documents are scanned in this process.
 PARALLEL_MIN_CHARS = 1_000_000
@@ -59,8 +60,6 @@ def _reduce_rule(rule: Any) -> tuple:
 
 
 def _worker_init() -> None:
-    from hermes_audit.engine.catalog import Rule
-
     copyreg.pickle(Rule, _reduce_rule)
 
 

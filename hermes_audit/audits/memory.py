@@ -13,18 +13,22 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional, Sequence
 
+from hermes_audit.audits.detectors import AuditEngine
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, ReadStatus
-from hermes_audit.engine.catalog import Catalog, Rule, load_catalog
-from hermes_audit.engine.engine import Engine, EngineError
+from hermes_audit.patterns.catalog import Catalog, Rule, load_catalog
+from hermes_audit.engine.engine import EngineError
 from hermes_audit.findings import Finding, Severity, assign_fingerprints
 from hermes_audit.hermes import memory as mem
-from hermes_audit.hermes.profiles import get_profile
+from hermes_audit.hermes.profiles import VersionProfile, get_profile
 from hermes_audit.hermes.threats import scanner_for
-from hermes_audit.hermes.verdict import BLOCKED, verdict_for
-from hermes_audit.scan import (FileReport, ScanOptions, ScanResult, input_findings, parity_findings, select_rules,
+from hermes_audit.hermes.outcomes import BLOCKED
+from hermes_audit.hermes.verdict import verdict_for
+from hermes_audit.audits.scan import (FileReport, ScanOptions, ScanResult, input_findings, parity_findings, select_rules,
                                stall_report)
+from hermes_audit.engine.engine import make_finding
+from hermes_audit.hermes.outcomes import read_blocks, unreadable_consequence
 
 
 class MemoryInputError(Exception):
@@ -39,10 +43,12 @@ class MemoryAudit:
     stores: list[mem.StoreReport] = field(default_factory=list)
     config: mem.MemoryConfig = field(default_factory=mem.MemoryConfig)
     home: Optional[Path] = None
+    #: the Hermes version profile the stores were read as (``None``: 0.19)
+    profile: Optional[VersionProfile] = None
 
     def snapshot(self) -> str:
         """The memory blocks exactly as they would sit in the system prompt."""
-        return mem.snapshot(self.stores, self.config)
+        return mem.snapshot(self.stores, self.config, self.profile)
 
     def exit_code(self) -> int:
         """1 for findings at/above --fail-on, an entry Hermes blocks or a store Hermes fails to load
@@ -137,11 +143,11 @@ def audit_memory(
     cfg = mem.read_memory_config(home, limits)
     rules = [_with_limits(r, cfg) for r in select_rules(catalog, select, list(ignore))]
     codes = {r.code for r in rules}
-    engine = Engine(rules)
+    engine = AuditEngine(rules)
     opts = ScanOptions(hermes_version=profile.name, select=select, ignore=list(ignore), min_severity=min_severity,
                        fail_on=fail_on, max_bytes=max_bytes)
     result = ScanResult(hermes_version=profile.name, options=opts, rules_run=rules)
-    audit = MemoryAudit(result, config=cfg, home=home)
+    audit = MemoryAudit(result, config=cfg, home=home, profile=profile)
     result.notes.extend(f"config: {p}" for p in cfg.problems)
     shown_base = (base or home or Path.cwd()).absolute()
     for tgt, path in stores:
@@ -184,9 +190,6 @@ def load_failure(store: mem.StoreReport, cfg: mem.MemoryConfig) -> bool:
     (``MemoryStore.load_from_disk`` raises; hermes-agent 0.19.0 ``agent/agent_init.py`` swallows the error
     and runs without memory) or it is a FIFO or device whose read blocks the session start
     (:func:`hermes_audit.hermes.verdict.read_blocks`). Only when config.yaml enables a memory block."""
-    from hermes_audit.hermes.profiles import get_profile
-    from hermes_audit.hermes.verdict import read_blocks
-
     doc = store.document
     if doc is None or not any(cfg.enabled.values()):
         return False
@@ -200,9 +203,6 @@ def _hang_findings(doc: Document, cfg: mem.MemoryConfig, profile, catalog: Catal
     read the memory stores with a plain ``read_text()`` at session start (``tools/memory_tool.py``
     ``MemoryStore._read_file``), which never returns. Nothing when config.yaml disables both blocks
     (Hermes then creates no memory store)."""
-    from hermes_audit.engine.engine import make_finding
-    from hermes_audit.hermes.verdict import read_blocks, unreadable_consequence
-
     rule = catalog.find("context-read-hangs")
     if rule is None or rule.code not in codes or not any(cfg.enabled.values()):
         return []

@@ -20,8 +20,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from hermes_audit import __version__, datacache
+from hermes_audit.datacache import digest, file_signature, stat_key
 from hermes_audit.documents.kinds import DocumentKind
 from hermes_audit.findings import Confidence, Severity
+from hermes_audit.patterns.lazy import LazyPattern, materialize
+from hermes_audit.patterns.prefilter import (
+    export_analysis, export_boundary, export_narrowing, narrowing_helpers, preload_analysis, preload_boundary,
+    preload_narrowing,
+)
+from hermes_audit.patterns.regex_code import (
+    builtin_codes, compile_and_capture, package_files, packed, re_builtin_codes, re_compile_and_capture, remember,
+    remember_re, remember_tails,
+)
+from hermes_audit.patterns.tails import tail_pattern
 
 #: Hermes' threat-pattern catalogs (``rules/hermes-parity.yaml`` ``versions``): one per distinct
 #: ``tools/threat_patterns.py``. Which release uses which is data of the version profiles
@@ -31,91 +43,27 @@ DEFAULT_VERSION = "latest"
 SCOPES = ("all", "context", "strict")
 VIEWS = ("raw", "nfkc", "deobfuscated", "decoded")
 KIND_GROUPS = ("context", "soul", "memory", "skill", "distribution")
+#: The built-in detectors a rule may name (``detector:``), as data: the text-only detectors of
+#: :data:`hermes_audit.engine.detectors.DETECTORS` and the model detectors of
+#: :data:`hermes_audit.audits.detectors.MODEL_DETECTORS` (which look at the Hermes model's facts); the
+#: catalog sits below both, so it names them without importing them (tests/test_layers.py checks they agree).
+DETECTOR_NAMES = frozenset({
+    "invisible-characters", "tag-smuggling", "variation-selector-smuggling", "zero-width-encoding", "bidi-controls",
+    "encoded-payload", "cipher-text", "opaque-encoding", "confusable-words", "html-comments", "input-encoding", "yaml-duplicate-keys",
+    "suppression-comments", "memory-store", "mcp-servers", "hermes-config", "distribution-manifest", "install-plan",
+    "cron-jobs", "skill-frontmatter", "loading-model", "prompt-model",
+})
 _CODE_RE = re.compile(r"^H[A-Z][0-9]{3}$")
 _NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 #: Largest rule file accepted (a rules directory is trusted, but not unboundedly).
 MAX_RULE_FILE_BYTES = 2 * 1024 * 1024
 #: Files in ``rules/`` that hold other Hermes scanners as data (not audit rules); loaded by
-#: ``hermes_audit.hermes.skills_guard`` and ``hermes_audit.profile_audit``.
+#: ``hermes_audit.hermes.skills_guard`` and ``hermes_audit.audits.profile``.
 HERMES_DATA_FILES = frozenset({"skills-guard.yaml", "hermes-cron.yaml"})
 
 
 class CatalogError(Exception):
     """A rule file is missing, unreadable or invalid. The message names file and rule."""
-
-
-class LazyPattern:
-    """A regular expression compiled on first use (issue 8: start-up time).
-
-    Stands in for the compiled ``re``/``regex`` pattern: ``search``, ``match``,
-    ``fullmatch``, ``finditer``, ``findall``, ``sub``, ``split`` and any other
-    attribute act on the compiled pattern. ``pattern`` and ``flags`` (the flags
-    given to ``compile``) are available without compiling. A catalog loaded
-    from YAML compiles every pattern at once (that is its validation); one
-    loaded from the validated cache compiles each pattern the first time a
-    text passes its keyword prefilter.
-    """
-
-    __slots__ = ("pattern", "flags", "module", "_compiled", "code")
-
-    def __init__(self, module: str, pattern: str, flags: int, compiled: Any = None, code: Any = None) -> None:
-        self.module = module  # "re" or "regex"
-        self.pattern = pattern
-        self.flags = flags
-        self._compiled = compiled
-        #: the op-codes (:mod:`hermes_audit.engine.regex_code`, a ``regex`` or ``re`` record), when known
-        self.code = code
-
-    def get(self) -> Any:
-        """The compiled pattern (compiled now if needed)."""
-        c = self._compiled
-        if c is None:
-            if self.code is not None:
-                from hermes_audit.engine import regex_code
-
-                c = (regex_code.from_code if self.module == "regex" else regex_code.re_from_code)(self.code)
-            if c is None:
-                if self.module == "regex":
-                    import regex  # issue 8: only when no op-codes were recorded (see regex_code.c_module)
-
-                    c = regex.compile(self.pattern, self.flags)
-                else:
-                    c = re.compile(self.pattern, self.flags)
-            self._compiled = c
-        return c
-
-    @property
-    def is_compiled(self) -> bool:
-        return self._compiled is not None
-
-    def search(self, *args: Any, **kwargs: Any) -> Any:
-        return self.get().search(*args, **kwargs)
-
-    def match(self, *args: Any, **kwargs: Any) -> Any:
-        return self.get().match(*args, **kwargs)
-
-    def fullmatch(self, *args: Any, **kwargs: Any) -> Any:
-        return self.get().fullmatch(*args, **kwargs)
-
-    def finditer(self, *args: Any, **kwargs: Any) -> Any:
-        return self.get().finditer(*args, **kwargs)
-
-    def findall(self, *args: Any, **kwargs: Any) -> Any:
-        return self.get().findall(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.get(), name)
-
-    def __reduce__(self) -> tuple:
-        return (LazyPattern, (self.module, self.pattern, self.flags))
-
-    def __repr__(self) -> str:
-        return f"LazyPattern({self.module}, {self.pattern!r}, {self.flags})"
-
-
-def materialize(pattern: Any) -> Any:
-    """The compiled pattern behind ``pattern`` (a :class:`LazyPattern` or already compiled)."""
-    return pattern.get() if isinstance(pattern, LazyPattern) else pattern
 
 
 @dataclass
@@ -346,8 +294,6 @@ def _examples(path: Path, rid: str, d: dict) -> tuple[list[str], list[str]]:
 def _compile_audit(path: Path, rid: str, pat: str, flags: int) -> Any:
     import regex
 
-    from hermes_audit.engine.regex_code import compile_and_capture
-
     try:
         compiled, code = compile_and_capture(pat, flags)
     except regex.error as exc:
@@ -388,6 +334,9 @@ def _load_parity(path: Path, data: Any = None) -> ParityCatalog:
             raise _err(path, None, f"version {v}: bad max_scan_chars/invisible_chars/nfkc ({exc})") from None
     msg_t = _req_str(path, None, data, "message")
     help_t = _req_str(path, None, data, "help")
+    fix_default = data.get("fix", "") or ""  # a rule's own `fix` wins
+    if not isinstance(fix_default, str):
+        raise _err(path, None, "'fix' must be a string")
     sev = Severity.parse(defaults.get("severity", "medium"))
     conf = Confidence.parse(defaults.get("confidence", "high"))
     rules: list[Rule] = []
@@ -417,7 +366,7 @@ def _load_parity(path: Path, data: Any = None) -> ParityCatalog:
         rule = Rule(
             code=rid, name=raw["name"], family=family, severity=sev, confidence=conf, title=title,
             message=msg_t, help=help_t, kinds=frozenset({"all"}), source=path.name,
-            fix=raw.get("fix", "") or "", references=["CWE-1427", "OWASP-LLM01"],
+            fix=raw.get("fix", "") or fix_default, references=["CWE-1427", "OWASP-LLM01"],
             examples_match=m, examples_no_match=n, patterns=[base], hermes_id=pid, scope=scope,
             version_patterns=vp, version_compiled=compiled, demote_in_examples=False, examples_except=except_in,
         )
@@ -483,10 +432,8 @@ def _load_audit_file(path: Path, data: Any = None) -> list[Rule]:
         if bool(pats) == bool(detector):
             raise _err(path, rid, "give either 'pattern'/'patterns' or 'detector', not both or neither")
         if detector is not None:
-            from hermes_audit.engine.detectors import DETECTORS
-
-            if detector not in DETECTORS:
-                raise _err(path, rid, f"unknown detector {detector!r} (known: {', '.join(sorted(DETECTORS))})")
+            if detector not in DETECTOR_NAMES:
+                raise _err(path, rid, f"unknown detector {detector!r} (known: {', '.join(sorted(DETECTOR_NAMES))})")
         view = raw.get("view", "raw")
         if view not in VIEWS:
             raise _err(path, rid, f"'view' must be one of {', '.join(VIEWS)}")
@@ -528,9 +475,6 @@ def _cache_key(raw: dict[str, bytes]) -> str:
     them and derives their prefilters and compiled forms, and the versions of ``regex`` and PyYAML."""
     import regex
 
-    from hermes_audit import __version__
-    from hermes_audit.datacache import digest
-
     here = Path(__file__).resolve().parent
     code = []
     for src in _KEY_SOURCES:
@@ -545,13 +489,11 @@ def _cache_key(raw: dict[str, bytes]) -> str:
 
 
 #: Source files (relative to this package) whose code a cached catalog depends on; see :func:`_cache_key`.
-_KEY_SOURCES = ("catalog.py", "prefilter.py", "regex_code.py", "../hermes/threats.py")
+_KEY_SOURCES = ("catalog.py", "lazy.py", "prefilter.py", "regex_code.py", "tails.py", "../hermes/threats.py")
 
 
 def _file_signature(path: Path) -> str:
     """:func:`hermes_audit.datacache.file_signature` of ``path``."""
-    from hermes_audit.datacache import file_signature
-
     return file_signature(path)
 
 
@@ -562,10 +504,6 @@ def _stat_key(names: list) -> Optional[str]:
     ``catalogkey`` entries of :mod:`hermes_audit.datacache`), so a run whose files are unchanged reads no
     rule file and hashes no content; any change to a file's signature is a miss, and the rule files are
     read and hashed in full (``None``: a file could not be stat'ed). ``names`` are the rule files' paths."""
-    from hermes_audit import __version__
-    from hermes_audit.datacache import stat_key
-    from hermes_audit.engine.regex_code import package_files
-
     here = Path(__file__).resolve().parent
     # the regex package by its files' signatures, not its __version__: importing it is what issue 8 avoids
     regex_files = package_files()
@@ -623,10 +561,6 @@ def _write_cache(key: str, cat: "Catalog") -> bool:
     rule holds a value :mod:`marshal` cannot write, e.g. a YAML date in detector parameters). True when stored."""
     import regex
 
-    from hermes_audit import datacache
-    from hermes_audit.engine.prefilter import export_analysis, export_boundary, export_narrowing, narrowing_helpers
-    from hermes_audit.engine.regex_code import compile_and_capture, re_compile_and_capture
-
     pats = [(p, int(re.IGNORECASE)) for r in cat.parity.rules for p in r.version_patterns.values()]
     pats += [(c.pattern, int(c.flags)) for r in cat.rules for c in r.compiled]
     codes = {f"{int(c.flags)}\x00{c.pattern}": c.code for r in cat.rules for c in r.compiled
@@ -640,14 +574,12 @@ def _write_cache(key: str, cat: "Catalog") -> bool:
                     continue
                 if code is not None:
                     codes[f"{int(_PARAM_PATTERN_FLAGS)}\x00{r.params[k]}"] = code
-    from hermes_audit.engine.regex_code import builtin_codes
 
     try:  # the engine's own constant patterns too (issue 8: start-up time; see regex_code.compile_builtin)
         codes.update(builtin_codes())
     except Exception:  # only costs time: those patterns are compiled the ordinary way
         pass
     # Hermes' patterns (compiled with ``re``) and the tails hermes.threats checks before them
-    from hermes_audit.hermes.threats import tail_pattern
 
     re_codes: dict = {}
     tails: dict = {}
@@ -659,7 +591,6 @@ def _write_cache(key: str, cat: "Catalog") -> bool:
             tail = tail_pattern(p, compiled.flags)
             tails[f"{int(compiled.flags)}\x00{p}"] = (
                 None if tail is None else (tail.pattern, re_compile_and_capture(tail.pattern, compiled.flags)[1]))
-    from hermes_audit.engine.regex_code import re_builtin_codes
 
     try:  # the engine's own ``re`` constants (issue 8: see regex_code.re_compile_builtin)
         re_codes.update({k: v for k, v in re_builtin_codes().items() if k not in re_codes})
@@ -690,7 +621,6 @@ def _write_cache(key: str, cat: "Catalog") -> bool:
     par = cat.parity
     parity_rec = ({v: (c.max_scan_chars, tuple(sorted(c.invisible_chars)), c.nfkc) for v, c in par.versions.items()},
                   [_rule_record(r) for r in par.rules], _rule_record(par.invisible_rule))
-    from hermes_audit.engine.regex_code import packed
 
     try:  # each op-code record as one byte string, loaded when its pattern is first used
         codes = {k: packed(v) for k, v in codes.items()}
@@ -721,8 +651,6 @@ def _from_cache(cached: Any) -> Optional["Catalog"]:
             return None
     except Exception:  # any surprise in the entry: load from YAML instead
         return None
-    from hermes_audit.engine.prefilter import preload_analysis, preload_boundary, preload_narrowing
-    from hermes_audit.engine.regex_code import remember, remember_re, remember_tails
 
     preload_analysis(prefilters)
     preload_narrowing(narrowing)
@@ -746,7 +674,7 @@ def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
     YAML is not parsed and, since the same bytes validated with the same code
     when the entry was written, the rules are not validated again; the
     patterns' keyword prefilters and candidate-start narrowing
-    (:func:`hermes_audit.engine.prefilter.narrowing_record`) are not derived
+    (:func:`hermes_audit.patterns.prefilter.narrowing_record`) are not derived
     again, and each pattern
     (``regex`` for audit rules, ``re`` for Hermes' own) is built from its
     recorded op-codes the first time a text passes its prefilter
@@ -763,7 +691,6 @@ def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
     parity_path = d / "hermes-parity.yaml"
     if not parity_path.is_file():
         raise CatalogError(f"rules directory {d} has no hermes-parity.yaml")
-    from hermes_audit import datacache
 
     paths = [p for p in sorted(d.glob("*.yaml")) if p.name not in HERMES_DATA_FILES]
     quick = _stat_key(paths)

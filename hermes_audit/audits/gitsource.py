@@ -44,6 +44,7 @@ from typing import Iterator, Optional
 from urllib.parse import urlsplit
 
 from hermes_audit.hermes.distribution import GITHUB_SHORTHAND_RE
+from hermes_audit.engine.redact import redact
 
 #: Default limits.
 DEFAULT_TIMEOUT = 120.0
@@ -81,7 +82,8 @@ def redact_url(text: str) -> str:
       control characters in it (``https://u:S1 @host``), and a URL scheme
       without ``//`` (``https:u:TOKEN@host``), the same way;
     * the value of a query parameter whose name says it holds a secret (``?private_token=...``,
-      ``&access_key=``, ``sig=``) -> ``***``.
+      ``&access_key=``, ``sig=``) -> ``***``;
+    * any other token by its shape (:func:`hermes_audit.engine.redact.redact`: ``/npm_...``, ``#ghp_...``).
 
     This is the one redaction function of hermes-audit's git handling: every
     message that can hold a source URL passes through it. Pure; never raises.
@@ -89,7 +91,9 @@ def redact_url(text: str) -> str:
     text = _SLASHED_CRED_RE.sub(lambda m: m.group("scheme") + "***@", text)
     text = _CRED_RE.sub(lambda m: m.group("scheme") + "***@", text)
     text = _QUERY_SECRET_RE.sub(lambda m: m.group("name") + "***", text)
-    return _SCP_CRED_RE.sub(lambda m: m.group("pre") + "***@", text)
+    text = _SCP_CRED_RE.sub(lambda m: m.group("pre") + "***@", text)
+    # a token anywhere else in the URL (a path segment, a fragment: sixth red team) by its shape
+    return redact(text)
 
 
 @dataclass(frozen=True)

@@ -11,18 +11,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
+from hermes_audit.audits import loading as loading_audit  # looked up when called (tests replace loading_findings)
+from hermes_audit.engine import seams  # looked up when called (tests replace seam_findings)
+from hermes_audit.audits.detectors import AuditEngine as Engine  # every detector a rule may name
 from hermes_audit.documents.document import Document
 from hermes_audit.documents.kinds import DocumentKind, classify
 from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, ReadStatus, is_dir_symlink, is_real_dir, read_file
-from hermes_audit.engine.catalog import DEFAULT_VERSION, Catalog, Rule, load_catalog
-from hermes_audit.engine.engine import Engine, EngineError, make_finding
+from hermes_audit.patterns.catalog import DEFAULT_VERSION, Catalog, Rule, load_catalog
+from hermes_audit.engine.engine import EngineError, make_finding
 from hermes_audit.findings import Finding, Position, Severity, Span, assign_fingerprints
 from hermes_audit.hermes.profiles import VERSIONS, VersionProfile, get_profile
 from hermes_audit.hermes.threats import scanner_for
-from hermes_audit.hermes.verdict import (BLOCKED, WARNED, HermesVerdict, MemoScanner, manifest_state_from_text,
-                                        verdict_for)
+from hermes_audit.hermes.outcomes import BLOCKED, HermesVerdict, WARNED, manifest_state_from_text
+from hermes_audit.hermes.verdict import MemoScanner, verdict_for
 from hermes_audit.pathglobs import anchored_path, path_matches, patterns_for_named_directory
-from hermes_audit.suppressions import apply_suppressions, rules_index
+from hermes_audit.audits.suppressions import apply_suppressions, rules_index
+from hermes_audit.audits.parallel import start_map_documents
+from hermes_audit.documents.paths import file_key, repository_path
+from hermes_audit.documents.reader import ReadResult
+from hermes_audit.engine.inputs import input_findings as _input
+from hermes_audit.hermes.loading import session_directory
+from hermes_audit.hermes.profiles import CONTEXT_FILE_DYNAMIC_CEILING
+from hermes_audit.hermes.truncation import injected_ranges
 
 
 # eq=False on this module's records (issue 8: start-up): they are never compared by value, so no __eq__ is built at import
@@ -46,9 +56,9 @@ class ScanOptions:
     config_dir: Optional[Path] = None
     rules_dir: Optional[Path] = None
     base: Optional[Path] = None
-    #: Auditor's mode: inline suppressions are not honoured (see hermes_audit.suppressions).
+    #: Auditor's mode: inline suppressions are not honoured (see hermes_audit.audits.suppressions).
     no_suppressions: bool = False
-    #: A baseline file (hermes_audit.baseline): findings it records are marked suppressed.
+    #: A baseline file (hermes_audit.audits.baseline): findings it records are marked suppressed.
     baseline: Optional[Path] = None
     #: Loading simulation (issue 3, hermes_audit.hermes.loading): the session directory (default: the
     #: scanned repository's root), the model context length for the cap (default: Hermes' 20,000), on/off.
@@ -60,7 +70,7 @@ class ScanOptions:
     prompt: bool = False
     hermes_home: Optional[Path] = None
     prompt_max_share: Optional[float] = None
-    #: Processes for scanning documents (issue 8, hermes_audit.parallel): None = $HERMES_AUDIT_JOBS or the CPUs.
+    #: Processes for scanning documents (issue 8, hermes_audit.audits.parallel): None = $HERMES_AUDIT_JOBS or the CPUs.
     jobs: Optional[int] = None
     #: The repository root: fingerprints (and so baselines) name files relative to it, whichever directory the
     #: scan runs from (hermes_audit.documents.paths.repository_path); ``None``: ``base``.
@@ -103,12 +113,15 @@ class ScanResult:
     notes: list[str] = field(default_factory=list)
     options: ScanOptions = field(default_factory=ScanOptions)
     rules_run: list[Rule] = field(default_factory=list)
-    #: Baseline entries that matched no finding (hermes_audit.baseline.StaleEntry).
+    #: Baseline entries that matched no finding (hermes_audit.audits.baseline.StaleEntry).
     baseline_stale: list = field(default_factory=list)
     #: Directories given to the scan in which discovery found no file with a name Hermes loads (display paths).
     empty_directories: list[str] = field(default_factory=list)
     #: The profile for people: ``latest``, ``0.19`` or ``0.15, releases 0.15.0-0.17.0``; empty means the name.
     hermes_label: str = ""
+    #: False for a profile whose session is not simulated (0.15, 0.18): a file Hermes' scan lets through
+    #: may still be shadowed or cut, which this run cannot tell.
+    session_modelled: bool = True
 
     @property
     def incomplete(self) -> bool:
@@ -202,7 +215,6 @@ def _read_document(path: Path, display: str, kind: DocumentKind, root: Optional[
     try:
         return Document.from_path(path, display, kind, root, max_bytes)
     except Exception as exc:  # never lose the other files
-        from hermes_audit.documents.reader import ReadResult
 
         msg = f"reading failed: {type(exc).__name__}: {exc}"
         if errors is not None:
@@ -386,8 +398,6 @@ def stall_report(doc: Document, stalls: Sequence, profile: VersionProfile,
 def input_findings(doc: Document, verdict: HermesVerdict, profile: VersionProfile, rules: list[Rule]) -> list[Finding]:
     """Findings of the ``input`` family about how a file is encoded (issue 9, rules/hardening.yaml):
     a file that is not UTF-8 has no text for the rule engine, so its note is made here."""
-    from hermes_audit.documents.inputs import input_findings as _input
-
     return _input(doc, verdict, profile, rules)
 
 
@@ -450,9 +460,6 @@ def unaudited_injection(read) -> Optional[str]:
     ``context_file_max_chars`` above 500,000 in config.yaml is not assumed (the note on the file says the
     middle was not audited). One line, no path.
     """
-    from hermes_audit.hermes.profiles import CONTEXT_FILE_DYNAMIC_CEILING
-    from hermes_audit.hermes.truncation import injected_ranges
-
     if read.status is not ReadStatus.OVERSIZED:
         return None
     head = read.text or ""
@@ -495,7 +502,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     """Scan ``paths`` and return documents, verdicts and findings (filtered by the options).
 
     Raises ``ValueError`` for an unknown Hermes version or selector, and
-    :class:`~hermes_audit.engine.catalog.CatalogError` for a broken rules directory.
+    :class:`~hermes_audit.patterns.catalog.CatalogError` for a broken rules directory.
     """
     catalog = catalog or load_catalog(options.rules_dir)
     profile = get_profile(options.hermes_version)
@@ -507,9 +514,8 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     # issue 8: the audit rules search the same texts for their keywords: Hermes' scanner shares that search
     scanner.share_keywords = any(r.patterns for r in engine.rules)
     result = ScanResult(hermes_version=profile.name, options=options, rules_run=rules,
-                        hermes_label=_profile_label(profile))
+                        hermes_label=_profile_label(profile), session_modelled=profile.session_model)
     if options.loading and options.session_cwd is not None:  # a bad --cwd fails now, not after the scan
-        from hermes_audit.hermes.loading import session_directory
 
         session_directory(paths, options.session_cwd)
     excluded: set[str] = set()  # configured `exclude`: no finding of any kind on these paths
@@ -548,8 +554,6 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
         except Exception as exc:  # a crash in one file: reported, the verdict and the other files kept
             return verdict, [], [*stall_errors, EngineError("scan", doc.path, f"scanning failed: {type(exc).__name__}: {exc}")]
         return verdict, kept, [*stall_errors, *er.errors]
-
-    from hermes_audit.parallel import start_map_documents  # issue 8: several cores for big trees
 
     scanned = start_map_documents(scan_document, docs, all_rules, options.jobs)()
     # issue 8: the loading simulation and the prompt dry run scan many of the same texts again (the hints, the
@@ -595,7 +599,8 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
         result.findings = [f for f in result.findings if f.path not in excluded]
     result.findings.sort(key=lambda f: (f.path, f.start.line, f.start.column, f.rule_id))
     if options.baseline is not None:
-        from hermes_audit.baseline import apply_baseline, load_baseline
+        # start-up time: baselines, for --baseline only
+        from hermes_audit.audits.baseline import apply_baseline, load_baseline
 
         apply_baseline(result, load_baseline(options.baseline))
     return result
@@ -603,8 +608,6 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
 
 def _identity_path(doc: Document, options: ScanOptions) -> str:
     """The path that identifies ``doc``'s findings (fingerprints, baselines): relative to the repository root."""
-    from hermes_audit.documents.paths import repository_path
-
     return repository_path(doc.path, doc.abs_path, options.identity_root())
 
 
@@ -615,7 +618,6 @@ def _as_scanned(result: ScanResult, grouped: list, options: ScanOptions) -> list
     ``../AGENTS.md``; one file, one path (SARIF places a finding by it)."""
     if not grouped:
         return grouped
-    from hermes_audit.documents.paths import file_key
 
     base = os.path.abspath(options.base or os.getcwd())
     shown = {file_key(fr.document.abs_path): fr.document.path for fr in result.files
@@ -651,11 +653,10 @@ def _simulate_loading(paths: Sequence[Path], catalog: Catalog, rules: list[Rule]
     failed, or ``None`` when it is off. Raises ``ValueError`` for bad options."""
     if not options.loading:
         return None
-    from hermes_audit.hermes.loading import loading_findings
-
     try:
-        return loading_findings(paths, catalog, rules, profile, scanner, base=options.base, cwd=options.session_cwd,
-                                context_length=options.context_length, max_bytes=options.max_bytes)
+        return loading_audit.loading_findings(paths, catalog, rules, profile, scanner, base=options.base,
+                                              cwd=options.session_cwd, context_length=options.context_length,
+                                              max_bytes=options.max_bytes)
     except ValueError:
         raise
     except Exception as exc:  # the simulation failing must not lose the per-file results
@@ -689,7 +690,8 @@ def _add_prompt_findings(result: ScanResult, paths: Sequence[Path], catalog: Cat
     if not options.prompt or not selected:
         return
     selected |= {r.code for r in rules if r.name == "context-read-hangs"}  # a HERMES_HOME file that hangs Hermes
-    from hermes_audit.hermes.prompt import scan_prompt_findings
+    # start-up time: the prompt dry run, for --prompt only
+    from hermes_audit.audits.prompt import scan_prompt_findings
 
     try:
         grouped, notes = scan_prompt_findings(
@@ -712,10 +714,8 @@ def _add_prompt_findings(result: ScanResult, paths: Sequence[Path], catalog: Cat
 def _add_seam_findings(result: ScanResult, engine: Engine, profile: VersionProfile, options: ScanOptions,
                        all_rules: list[Rule]) -> None:
     """Matches that span files Hermes concatenates (:mod:`hermes_audit.engine.seams`)."""
-    from hermes_audit.engine.seams import seam_findings
-
     try:
-        seam, texts, errors = seam_findings([(fr.document, fr.verdict) for fr in result.files], engine, profile)
+        seam, texts, errors = seams.seam_findings([(fr.document, fr.verdict) for fr in result.files], engine, profile)
     except Exception as exc:  # a seam problem must not lose the per-file results
         result.errors.append(EngineError("seams", "", f"seam scan failed: {type(exc).__name__}: {exc}"))
         return

@@ -76,6 +76,7 @@ def _str_list(path: Path, key: str, v: Any) -> list[str]:
 def _globs(path: Path, key: str, patterns: list[str]) -> list[str]:
     """``patterns`` when each is a valid glob (:func:`hermes_audit.pathglobs.glob_problem`), else
     :class:`ConfigError` naming the first bad one."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.pathglobs import glob_problem
 
     for pat in patterns:
@@ -151,6 +152,7 @@ def parse_table(table: Any, path: Path) -> Config:
 def _read_toml(path: Path, root: Optional[Path] = None) -> dict:
     """Parse a TOML file, read safely: bounded size, never a FIFO, and (with ``root``) never
     through a symlink that leaves the repository. Raises :class:`ConfigError`."""
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.documents.reader import ReadStatus, read_file
 
     res = read_file(path, root.resolve() if root is not None else None, max_bytes=MAX_CONFIG_BYTES)
@@ -179,6 +181,7 @@ def _refuse_special(path: Path) -> None:
     ``.hermes-audit.toml`` and ``pyproject.toml`` are treated alike: the scan would otherwise run with
     or without the repository's configuration depending on a file it cannot read.
     """
+    # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.documents.reader import path_mode
 
     mode = path_mode(path)

@@ -35,7 +35,7 @@ Findings these comments can produce (rules in ``rules/suppressions.yaml``):
 
 Findings of the ``hermes-parity`` family (what Hermes itself does) and of the
 ``suppression`` family cannot be suppressed inline: a comment cannot change what
-Hermes does with the file. A baseline can accept them (see :mod:`hermes_audit.baseline`).
+Hermes does with the file. A baseline can accept them (see :mod:`hermes_audit.audits.baseline`).
 
 Trust model: the scanned repository writes these comments, so a hostile
 repository can suppress its own findings. ``--no-suppressions`` (the auditor's
@@ -49,6 +49,9 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Iterator, Optional, Sequence
+from hermes_audit.engine import engine as engine_module  # engine_module.MAX_FINDINGS_PER_RULE: read when used
+from hermes_audit.engine.engine import make_finding
+from hermes_audit.findings import DetectorHit
 
 #: Family of the rules in ``rules/suppressions.yaml``.
 FAMILY = "suppression"
@@ -237,6 +240,7 @@ def find_suppressions(text: str) -> list[Suppression]:
     if not out:
         return out
     comment_lines = _comment_only_lines(text, starts, out)
+    next_content: Optional[list[int]] = None
     for s in out:
         if s.file_wide or not s.valid:
             continue
@@ -244,16 +248,26 @@ def find_suppressions(text: str) -> list[Suppression]:
         if ln not in comment_lines:
             s.target_line = s.line  # trailing comment: this line
             continue
-        nxt = _line_of(starts, s.end - 1) + 1
-        while nxt < len(starts):
-            lo = starts[nxt]
-            hi = starts[nxt + 1] - 1 if nxt + 1 < len(starts) else len(text)
-            if text[lo:hi].strip() and nxt not in comment_lines:
-                break
-            nxt += 1
+        if next_content is None:  # once per text (red team, issue 18: a walk per comment was quadratic)
+            next_content = _next_content_lines(text, starts, comment_lines)
+        after = _line_of(starts, s.end - 1) + 1
+        nxt = next_content[after] if after < len(starts) else len(starts)
         s.target_line = nxt + 1 if nxt < len(starts) else None
         if nxt < len(starts):
             s.target_end_line = _fenced_block_end(text, starts, nxt)
+    return out
+
+
+def _next_content_lines(text: str, starts: list[int], comment_lines: set[int]) -> list[int]:
+    """For each 0-based line ``i``, the first line ``j >= i`` that holds something other than blanks and
+    hermes-audit comments (``len(starts)`` when none): what a comment-only line's ``allow`` applies to.
+    One backward pass, so a file of 100,000 consecutive comments costs linear time."""
+    n = len(starts)
+    out = [n] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        lo = starts[i]
+        hi = starts[i + 1] - 1 if i + 1 < n else len(text)
+        out[i] = i if (i not in comment_lines and text[lo:hi].strip()) else out[i + 1]
     return out
 
 
@@ -300,7 +314,7 @@ def _comment_only_lines(text: str, starts: list[int], sups: list[Suppression]) -
 def trips_hermes(comment: str, parity) -> list[str]:
     """Hermes version profiles whose ``html_comment_injection`` pattern matches ``comment``.
 
-    ``parity`` is the :class:`~hermes_audit.engine.catalog.ParityCatalog`; the
+    ``parity`` is the :class:`~hermes_audit.patterns.catalog.ParityCatalog`; the
     comment is NFKC-normalised first, as ``scan_for_threats`` does (hermes-agent
     0.19.0 ``tools/threat_patterns.py``). Returns profile names, e.g. ``["0.19", "latest"]``.
     """
@@ -323,8 +337,6 @@ def detect(text: str, params: dict) -> Iterator:
     :func:`apply_suppressions`); ``invalid`` yields comments that are not valid
     suppressions, with ``fields.problem`` saying why.
     """
-    from hermes_audit.engine.detectors import DetectorHit
-
     mode = params.get("report", "unused")
     for s in find_suppressions(text):
         if mode == "invalid" and not s.valid:
@@ -373,8 +385,6 @@ def apply_suppressions(
     auditor's mode, ``--no-suppressions``) nothing is suppressed and no HA902
     finding is kept. Returns a :class:`SuppressionOutcome`.
     """
-    from hermes_audit.engine.engine import make_finding
-
     out = SuppressionOutcome()
     text = doc.text or ""
     sups = find_suppressions(text)
@@ -451,7 +461,6 @@ def apply_suppressions(
     if honour and unused_rule is not None and UNUSED in rules_run:
         # The engine keeps at most MAX_FINDINGS_PER_RULE candidates per file, used ones included; the comments
         # past that cap are judged here, listed up to the same cap, and the rest counted in the engine's words.
-        from hermes_audit.engine.engine import MAX_FINDINGS_PER_RULE
 
         more = 0
         for s in sups:
@@ -460,7 +469,7 @@ def apply_suppressions(
             unused = unused_selectors(s)
             if not unused:
                 continue
-            if len(listed) >= MAX_FINDINGS_PER_RULE:
+            if len(listed) >= engine_module.MAX_FINDINGS_PER_RULE:
                 more += 1
                 continue
             f = make_finding(doc, unused_rule, s.start, s.end, unused_message(s, unused))
@@ -469,7 +478,7 @@ def apply_suppressions(
         if more:
             last = max(listed, key=lambda f: f.span.start)
             last.message += (f" ({more:,} more unused suppressions in this file are not listed: "
-                             f"at most {MAX_FINDINGS_PER_RULE:,} per rule and file)")
+                             f"at most {engine_module.MAX_FINDINGS_PER_RULE:,} per rule and file)")
     kept.extend(extra)
     findings[:] = kept
     return out

@@ -1,8 +1,8 @@
 """Optional C-level keyword search: every catalog keyword present in a text, in one pass (issue 8).
 
 When the ``pyahocorasick`` package is importable (the ``hermes-audit[fast]`` extra), the keyword index of
-a long text (:class:`hermes_audit.engine.prefilter.LiteralIndex`, texts over
-:data:`~hermes_audit.engine.prefilter.DIRECT_SEARCH_CHARS` characters) answers "does the text contain
+a long text (:class:`hermes_audit.patterns.prefilter.LiteralIndex`, texts over
+:data:`~hermes_audit.patterns.prefilter.DIRECT_SEARCH_CHARS` characters) answers "does the text contain
 this keyword?" from one Aho-Corasick pass over the text with every keyword of the loaded rules, instead
 of building its word and 4-gram index and searching it per keyword. Without the package, with the
 environment variable ``HERMES_AUDIT_PURE_PYTHON`` set to anything but ``""``/``"0"``, or with

@@ -49,6 +49,8 @@ from pathlib import Path
 from typing import Optional
 
 from hermes_audit import __version__
+from hermes_audit.documents.paths import repository_path
+from hermes_audit.findings import Severity
 
 BASELINE_VERSION = 1
 #: Largest baseline file read (bytes).
@@ -206,8 +208,6 @@ def build_baseline(result, previous: Optional[Baseline] = None, reason: str = DE
 def _identity_paths(result):
     """A function from a finding's displayed path to the path that identifies its file (relative to the
     repository root, :func:`hermes_audit.documents.paths.repository_path`)."""
-    from hermes_audit.documents.paths import repository_path
-
     root = result.options.identity_root()
     files = {fr.document.path: fr.document.abs_path for fr in result.files}
     return lambda display: repository_path(display, files.get(display), root)
@@ -265,8 +265,6 @@ def apply_baseline(result, baseline: Baseline) -> list[StaleEntry]:
         if ran and e.rule_id not in ran:
             continue
         if e.severity:
-            from hermes_audit.findings import Severity
-
             try:
                 if Severity.parse(e.severity) < min_sev:
                     continue

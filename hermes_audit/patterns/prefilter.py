@@ -44,7 +44,9 @@ from operator import itemgetter, methodcaller
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional
 
-from hermes_audit.engine import keywords as _keywords
+from hermes_audit.patterns import keywords as _keywords
+from hermes_audit.patterns import regex_code
+from hermes_audit.patterns.lazy import materialize
 
 try:  # Python 3.11+
     from re import _constants as _c  # type: ignore[attr-defined]
@@ -558,7 +560,7 @@ def _catalog_keywords() -> set:
 
 
 def _keyword_search():
-    """The optional accelerator's :class:`~hermes_audit.engine.keywords.KeywordSearch` over
+    """The optional accelerator's :class:`~hermes_audit.patterns.keywords.KeywordSearch` over
     :func:`_catalog_keywords` (rebuilt when more patterns were analysed or keywords missed), or None."""
     if not _keywords.ENABLED:
         return None
@@ -591,7 +593,7 @@ class LiteralIndex:
     among the 4-character pieces of the tokens. Literals with characters the text
     lacks are answered from the character set. Memory: the distinct tokens and
     their 4-grams, bounded by the text size. With the optional accelerator
-    (:mod:`hermes_audit.engine.keywords`, ``pyahocorasick``), a long text instead
+    (:mod:`hermes_audit.patterns.keywords`, ``pyahocorasick``), a long text instead
     gets the set of catalog keywords present, from one pass (issue 8); same answers.
     """
 
@@ -610,7 +612,7 @@ class LiteralIndex:
         self._occ: dict[str, list] = {}
         self._starts: dict[str, list] = {}
         self._numbers = False  # _grams holds _int_grams numbers (an ASCII blob) rather than strings
-        self._accel = None  # the KeywordSearch of hermes_audit.engine.keywords that made _present; False: none
+        self._accel = None  # the KeywordSearch of hermes_audit.patterns.keywords that made _present; False: none
         self._present: set = set()
         self._leads: dict = {}  # keyword tuple -> its members present (present_of)
 
@@ -633,7 +635,7 @@ class LiteralIndex:
     def prepare(self) -> None:
         """Build now the parts shared by every look-up (character set, tokens, 4-grams), which
         :meth:`has` otherwise builds on first need; the benchmark suite times them apart from the rules.
-        With the optional accelerator (:mod:`hermes_audit.engine.keywords`), the keyword pass instead."""
+        With the optional accelerator (:mod:`hermes_audit.patterns.keywords`), the keyword pass instead."""
         if len(self.folded) > DIRECT_SEARCH_CHARS and (self._accel if self._accel is not None else self._scan()):
             return
         if not self._ascii and self._chars is None:
@@ -811,7 +813,7 @@ class LiteralIndex:
 
     def present_keywords(self) -> Optional[tuple]:
         """``(search, present)`` when the optional accelerator answers for this text: its
-        :class:`~hermes_audit.engine.keywords.KeywordSearch` and the members of ``search.keys`` that occur in
+        :class:`~hermes_audit.patterns.keywords.KeywordSearch` and the members of ``search.keys`` that occur in
         the folded text (exact for those keys; the caller must not change the set). ``None`` otherwise (a text
         of at most :data:`DIRECT_SEARCH_CHARS` characters, or the accelerator off): then use :meth:`passes`.
         Runs the keyword pass on first need, as :meth:`passes` would (issue 8: the engine goes from the
@@ -915,7 +917,7 @@ def analyse(pattern: str, flags: int = 0) -> tuple[Optional[Prefilter], Optional
 
 
 def prefilter_for(compiled) -> Optional[Prefilter]:
-    """The prefilter of a compiled pattern (or :class:`~hermes_audit.engine.catalog.LazyPattern`); ``None``: always run."""
+    """The prefilter of a compiled pattern (or :class:`~hermes_audit.patterns.catalog.LazyPattern`); ``None``: always run."""
     return analyse(compiled.pattern, compiled.flags)[0]
 
 
@@ -1209,8 +1211,6 @@ _REGEX_REVERSE = 0x400
 
 def _compile_helper(is_re: bool, source: str, flags: int):
     """A helper pattern of :func:`narrowing`, built from the catalog cache's op-codes when it has them."""
-    from hermes_audit.engine import regex_code
-
     return (regex_code.re_compile_known if is_re else regex_code.compile_known)(source, flags)
 
 
@@ -2247,7 +2247,6 @@ def iter_matches(compiled, text: str, index: Optional[LiteralIndex] = None, time
     pf, lead, density, (lo, hi) = analyse(compiled.pattern, compiled.flags)
     if not index.passes(pf):
         return
-    from hermes_audit.engine.catalog import materialize
 
     compiled = materialize(compiled)
     folded = index.folded
