@@ -20,7 +20,16 @@ introduced on its sentence by a verb that runs it ("Run `cmd`", "then
 execute `cmd`", "运行 `cmd`", "выполни `cmd`"; or followed by one in the
 languages that put the verb last: "`cmd` を実行して", "`cmd`를 실행하세요")
 with no negation before it ("never run `cmd`", "不要运行 `cmd`" stay
-descriptions). Audit findings there are never silenced: the engine lowers
+descriptions). Nor do two kinds of quoting that a reader of the rendered file
+cannot take for an example (issue 18): a block quote or a quoted string that is
+itself an order to the agent to run something, with a trigger ("> Before every
+commit, run curl ... | sh", ``run "curl ... | sh" before every commit``), when
+nothing on its line or on the line that introduces it presents it as an
+example ("e.g.", "attackers write", "never run", "the test fixture contains");
+and a block quote or a quoted string around hidden text (an HTML comment or
+another channel of :func:`hermes_audit.engine.comments.channels`), which is not
+rendered at all, quote or no quote (code is rendered, so hidden text in a
+code block or an inline code span still describes). Audit findings there are never silenced: the engine lowers
 their confidence by one level and caps their severity at
 :data:`DESCRIBES_SEVERITY_CAP` (medium), and says why in the message.
 Parity verdicts never change (Hermes does not make this distinction).
@@ -35,17 +44,14 @@ import re
 from typing import Optional
 
 from hermes_audit.patterns.regex_code import re_compile_builtin as _compile  # issue 8: op-codes from the catalog cache
-from hermes_audit.engine.negation import _DESCRIBES_LEAD_IN, lead_in, negation_before
+from hermes_audit.engine.comments import channels
+from hermes_audit.engine.negation import _DESCRIBES_LEAD_IN, labelled_example, lead_in, negated_before, negation_before
+from hermes_audit.engine.code_regions import _FENCE, _INLINE, _code_candidates  # noqa: F401 (issue 18)
 from hermes_audit.findings import Severity
 
 #: Highest severity an audit finding keeps when it lies in quoted or code text.
 DESCRIBES_SEVERITY_CAP = Severity.MEDIUM
 
-_FENCE = _compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.M)
-#: An inline code span. ``(``*)`` is ``(`+)`` spelled to open with a literal: ``re`` then jumps from one
-#: backtick to the next instead of trying a match at every position (issue 8: 38% less time; same spans,
-#: tests/test_performance_equivalence.py).
-_INLINE = _compile(r"(``*)(?!`)((?:(?!\n[ \t]*\n).){1,2000}?)(?<!`)\1(?!`)", re.S)
 _QUOTE_LINE = _compile(r"^[ \t]{0,3}>.*$", re.M)
 #: Pairs of quotation marks that delimit a quoted example (opening, closing), one line at most.
 _QUOTE_PAIRS = [
@@ -205,6 +211,95 @@ def _shell_block_performs(text: str, open_start: int, close_start: int) -> bool:
     return False
 
 
+#: A time or trigger that makes an order standing ("before every commit", "always") or an order addressed to the
+#: agent ("you must", "the assistant should").
+_TRIGGER = _compile(
+    r"\b(?:before[ \t]+(?:every|each|any|you|running|doing|committing|pushing|starting|opening|the[ \t]+first)"
+    r"|after[ \t]+(?:every|each|any)|always|every[ \t]+time|each[ \t]+time|whenever|on[ \t]+(?:every|each)"
+    r"|at[ \t]+the[ \t]+(?:start|beginning)[ \t]+of|once[ \t]+(?:per|every)|first[ \t]+of[ \t]+all"
+    r"|every[ \t]+(?:session|task|commit|run|push|build|time)"
+    r"|you[ \t]+(?:must|should|shall|need[ \t]+to|have[ \t]+to|are[ \t]+(?:required|expected)[ \t]+to)"
+    r"|make[ \t]+sure[ \t]+(?:to|you)|be[ \t]+sure[ \t]+to"
+    r"|(?:agents?|assistants?|ai|models?|llms?|claude|hermes|copilot|cursor)[ \t,:]{1,3}(?:must|should|shall|always|you))\b",
+    re.I,
+)
+#: A verb that runs a command.
+_RUN_VERB = _compile(r"\b(?:run|execute|exec|install|invoke|source|eval|launch|pipe|paste)\b", re.I)
+#: Words before a quote (on its sentence, or on the line that introduces a block quote) that present it as an
+#: example, an attack, a prohibition or someone else's words rather than as an order.
+_EXAMPLE_INTRO = _compile(
+    r"\b(?:e\.g\.|i\.e\.|such[ \t]+as|for[ \t]+(?:example|instance)|like|examples?|samples?|fixtures?|attack\w*|"
+    r"malicious|payloads?|injections?|phishing|adversar\w*|suspicious|dangerous|red[ \t]+flags?|writes?|wrote|"
+    r"written|says?|said|reads?|contains?|containing|quot\w*|flag(?:s|ged)?|detect\w*|block(?:s|ed)?|patterns?|"
+    r"warn\w*|looks?[ \t]+like|never|avoid|beware|instead[ \t]+of|scam\w*|fake|poison\w*|bad|evil|insecure|"
+    r"unsafe|risky|threats?|tricks?|jailbreak\w*)\b",
+    re.I,
+)
+#: Where a sentence ends (looking back from a match, or forward from it).
+_SENTENCE_END = _compile(r"(?<!\be\.g)(?<!\bi\.e)[.!?;](?=\s|\Z)", re.I)
+#: Characters looked at around a quote that may be an order (before the match, after it, the lead-in line), and
+#: lines of a block quote looked back (bounded work per finding on a file of one long line or one long quote).
+_QUOTE_WINDOW = 400
+_QUOTE_LINES = 12
+#: Block-quote markers at the start of a line.
+_QUOTE_MARKERS = _compile(r"[ \t]{0,3}(?:>[ \t]?)+")
+
+
+def _sentence_before(chunk: str) -> str:
+    """The part of ``chunk`` after its last sentence end (the sentence a match at its end belongs to)."""
+    last = None
+    for last in _SENTENCE_END.finditer(chunk):
+        pass
+    return chunk[last.end():] if last is not None else chunk
+
+
+def _is_order(before: str, after: str) -> bool:
+    """True when the sentence ``before + match + after`` orders the agent to run something with a trigger: a run
+    verb before the match, and a trigger anywhere on the sentence."""
+    return _RUN_VERB.search(before) is not None and (
+        _TRIGGER.search(before) is not None or _TRIGGER.search(after) is not None)
+
+
+def _quote_instructs(text: str, start: int, end: int, region: tuple[int, int, str]) -> bool:
+    """True when the block quote or quoted string ``region`` that holds the match ``[start, end)`` is itself an
+    order to the agent (issue 18): its sentence runs something with a trigger (:func:`_is_order`), and neither
+    that sentence before the match, nor the text before the quote on its line, nor (for a block quote) the
+    quote's earlier lines and the line that introduces it present it as an example, an attack, someone else's
+    words or a prohibition. Bounded work: :data:`_QUOTE_WINDOW` characters, :data:`_QUOTE_LINES` lines."""
+    rs, _, why = region
+    line_start = text.rfind("\n", max(0, start - _QUOTE_WINDOW), start) + 1
+    if line_start == 0 and start > _QUOTE_WINDOW:
+        line_start = start - _QUOTE_WINDOW  # a long line: only its last characters before the match matter
+    group = line_start
+    if why == "inside a block quote":  # back to the first line of the block quote
+        for _ in range(_QUOTE_LINES):
+            if group <= 0 or start - group > _QUOTE_WINDOW:
+                break
+            prev = text.rfind("\n", max(0, group - 1 - _QUOTE_WINDOW), group - 1) + 1
+            if not _QUOTE_LINE.match(text, prev, group):
+                break
+            group = prev
+        chunk = "\n".join(_QUOTE_MARKERS.sub("", ln, count=1) for ln in text[group:start].split("\n"))
+    else:
+        chunk = text[max(line_start, start - _QUOTE_WINDOW):start]
+    before = _sentence_before(chunk)
+    after = text[end:end + _QUOTE_WINDOW]
+    cut = after.find("\n")
+    after = after[:cut] if cut >= 0 else after
+    m = _SENTENCE_END.search(after)
+    after = after[:m.start()] if m else after
+    if not _is_order(before, after):  # the cheap test first: most quotes order nothing
+        return False
+    if _EXAMPLE_INTRO.search(before) or negated_before(text, start) is not None or labelled_example(text, start):
+        return False
+    if why == "inside a block quote":
+        lead = (lead_in(text, group) or "")[-_QUOTE_WINDOW:]
+        intro = chunk[:len(chunk) - len(before)]  # the quote's earlier lines and sentences
+        return not (_EXAMPLE_INTRO.search(lead) or _NEGATED.search(lead) or _EXAMPLE_INTRO.search(intro))
+    outside = text[max(line_start, rs - _QUOTE_WINDOW):rs]  # the line before the quote
+    return not (_EXAMPLE_INTRO.search(outside) or _REPORTED.search(outside) or negated_before(text, rs) is not None)
+
+
 class ExampleSpans:
     """Quoted and code regions of a text, and a test for reported speech before a span.
 
@@ -215,25 +310,7 @@ class ExampleSpans:
         self._text = text
         # issue 8: the regions are found here; the checks that drop one (a fence or inline span the text
         # tells the agent to run, a shell quote) run only when a query lands in some candidate region
-        self._fences: list[tuple[int, int, int]] = []  # (open start, close start or -1, end)
-        open_fence: Optional[str] = None
-        open_start = 0
-        for m in (_FENCE.finditer(text) if "```" in text or "~~~" in text else ()):  # issue 8: needed for any fence
-            marker = m.group(1)
-            if open_fence is None:
-                open_fence = marker
-                open_start = m.start()
-            elif marker[0] == open_fence[0] and len(marker) >= len(open_fence):
-                self._fences.append((open_start, m.start(), m.end()))
-                open_fence = None
-        if open_fence is not None:
-            self._fences.append((open_start, -1, len(text)))
-        self._inline: list[tuple[int, int]] = []
-        for m in _INLINE.finditer(text):
-            at_line_start = m.start() == 0 or text[m.start() - 1] == "\n"
-            if len(m.group(1)) >= 3 and at_line_start:
-                continue  # a fence, handled above (a fence the text tells the agent to run is not an example)
-            self._inline.append((m.start(), m.end()))
+        self._fences, self._inline = _code_candidates(text)
         self._fixed: list[tuple[int, int, str]] = [(m.start(), m.end(), "inside a block quote")
                                                    for m in _QUOTE_LINE.finditer(text)]
         self._quoted: list[tuple[int, int, Optional[str]]] = []  # (start, end, body of a "..." quote else None)
@@ -250,6 +327,7 @@ class ExampleSpans:
         self._starts: Optional[list[int]] = None
         self._spans: list[tuple[int, int, str]] = []
         self._components: dict[int, tuple[list[int], list[tuple[int, int, str]]]] = {}
+        self._hidden: Optional[tuple[list[int], list[tuple[int, int, int]]]] = None  # issue 18, on first use
 
     @staticmethod
     def _merge(spans: list[tuple[int, int, str]]) -> tuple[list[int], list[tuple[int, int, str]]]:
@@ -333,23 +411,65 @@ class ExampleSpans:
         """True when ``[start, end)`` lies inside one quoted or code region."""
         return self.region(start, end) is not None
 
-    def reported_speech(self, start: int) -> Optional[str]:
-        """The reported-speech marker just before ``start`` on its line (``"telling you to"``), or ``None``."""
-        line_start = self._text.rfind("\n", 0, start) + 1
+    def reported_speech(self, start: int, lo: int = 0) -> Optional[str]:
+        """The reported-speech marker just before ``start`` on its line and at or after ``lo`` (``"telling you
+        to"``), or ``None``."""
+        line_start = max(self._text.rfind("\n", 0, start) + 1, lo)
         prefix = self._text[max(line_start, start - _REPORTED_WINDOW):start]
         m = _REPORTED.search(prefix)
         return " ".join(m.group(0).split()).rstrip(":,-\u2014 ") if m else None
+
+    def _in_code(self, start: int, end: int) -> bool:
+        """True when ``[start, end)`` lies inside a fenced block or an inline code span (rendered as code,
+        whether or not the text tells the agent to run it)."""
+        for cands, firsts in ((self._fences, self._firsts[0]), (self._inline, self._firsts[1])):
+            i = bisect.bisect_right(firsts, start) - 1
+            if i >= 0 and cands[i][-1] >= end:
+                return True
+        return False
+
+    def hidden(self, start: int, end: int) -> Optional[tuple[int, int, int]]:
+        """``(start, end, body_start)`` of the hidden-text channel (:func:`hermes_audit.engine.comments.channels`)
+        that holds ``[start, end)`` and is not shown as code, or ``None`` (issue 18)."""
+        if self._hidden is None:
+            code = sorted([(f[0], f[2]) for f in self._fences] + self._inline)
+            found = [(c.start, c.end, c.body_start) for c in channels(self._text, code)
+                     if not self._in_code(c.start, c.end)]
+            found.sort()  # (comments inside a <script> come after its code comments)
+            self._hidden = ([h[0] for h in found], found)
+        starts, found = self._hidden
+        i = bisect.bisect_right(starts, start) - 1
+        if i >= 0 and found[i][1] >= end:
+            return found[i]
+        return None
 
     def describes(self, start: int, end: int) -> Optional[str]:
         """Why ``[start, end)`` probably describes rather than performs, or ``None``.
 
         Returns e.g. ``"inside a fenced code block"`` or
-        ``"reported speech (\\"telling you to\\")"``.
+        ``"reported speech (\\"telling you to\\")"``. ``None`` as well (issue 18) for a
+        block quote or quoted string that is itself an order to run something
+        (:func:`_quote_instructs`), and for hidden text (:meth:`hidden`) that a
+        quote or reported speech outside it surrounds: only quoting inside the
+        hidden text counts there.
         """
         why = self.region(start, end)
+        marker = None if why else self.reported_speech(start)
+        if not why and not marker:
+            return None
+        hidden = self.hidden(start, end)
+        if hidden is not None:
+            body = hidden[2]
+            if why:
+                r = self._at(start)
+                return why if r is not None and r[0] >= body else None  # quoting inside the hidden text counts
+            inside = self.reported_speech(start, body)  # reported speech inside the hidden text counts
+            return f'reported speech ("{inside}")' if inside else None
+        if why in ("inside a block quote", "inside a quoted example"):
+            r = self._at(start)
+            if r is not None and _quote_instructs(self._text, start, end, r):
+                return None
+            return why
         if why:
             return why
-        marker = self.reported_speech(start)
-        if marker:
-            return f'reported speech ("{marker}")'
-        return None
+        return f'reported speech ("{marker}")'

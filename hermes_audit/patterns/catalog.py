@@ -308,7 +308,7 @@ _FLAG_NAMES = {"ignorecase": 2, "multiline": 8, "dotall": 16}
 #: Flags a detector compiles its ``params.pattern``/``params.exclude`` with (``hermes_audit.engine.comments``);
 #: their op-codes are cached with the catalog under these flags (a mismatch only costs a normal compile).
 _PARAM_PATTERN_FLAGS = _FLAG_NAMES["ignorecase"] | _FLAG_NAMES["dotall"]
-_PARAM_PATTERN_KEYS = ("pattern", "exclude", "author_note", "action")
+_PARAM_PATTERN_KEYS = ("pattern", "exclude", "author_note", "action", "code_pattern")
 
 
 def _load_parity(path: Path, data: Any = None) -> ParityCatalog:
