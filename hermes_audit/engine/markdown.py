@@ -17,8 +17,10 @@ instructed: the only thing on its line (alone or as a list item) when it
 reads as a shell command (a command word first, or a substitution, pipe or
 redirection), or
 introduced on its sentence by a verb that runs it ("Run `cmd`", "then
-execute `cmd`") with no negation before it ("never run `cmd`" stays a
-description). Nor do two kinds of quoting that a reader of the rendered file
+execute `cmd`", "运行 `cmd`", "выполни `cmd`"; or followed by one in the
+languages that put the verb last: "`cmd` を実行して", "`cmd`를 실행하세요")
+with no negation before it ("never run `cmd`", "不要运行 `cmd`" stay
+descriptions). Nor do two kinds of quoting that a reader of the rendered file
 cannot take for an example (issue 18): a block quote or a quoted string that is
 itself an order to the agent to run something, with a trigger ("> Before every
 commit, run curl ... | sh", ``run "curl ... | sh" before every commit``), when
@@ -43,7 +45,7 @@ from typing import Optional
 
 from hermes_audit.patterns.regex_code import re_compile_builtin as _compile  # issue 8: op-codes from the catalog cache
 from hermes_audit.engine.comments import channels
-from hermes_audit.engine.negation import _DESCRIBES_LEAD_IN, labelled_example, lead_in, negated_before
+from hermes_audit.engine.negation import _DESCRIBES_LEAD_IN, labelled_example, lead_in, negated_before, negation_before
 from hermes_audit.engine.code_regions import _FENCE, _INLINE, _code_candidates  # noqa: F401 (issue 18)
 from hermes_audit.findings import Severity
 
@@ -75,16 +77,53 @@ _SHELL_COMMAND = _compile(
     r"Get-Content|tee|sed|awk|tar|unzip|openssl|gpg|history|unset|mkfifo)\b"
     r"|.*(?:\$\(|\$\{|\$[A-Za-z_]|\|[ \t]*\w|>>?[ \t]*[~/$\w]|&&)",
 )
-#: A verb that runs the inline code span after it on the same sentence: "Run `...`", "then execute: `...`".
+#: A verb that runs the inline code span after it on the same sentence: "Run `...`", "then execute: `...`", in
+#: English and in the audit's other languages (issue 19: "运行 `...`", "Führe `...` aus", "выполни `...`",
+#: "exécutez `...`", "ejecuta `...`", "esegui `...`", "הרץ `...`", "نفّذ `...`"). Chinese and Japanese have no word
+#: boundaries; Hindi's vowel signs are not ``\w`` in ``re``, so those verbs carry no ``\b``.
 _RUN_INLINE = _compile(
-    r"\b(?:run|execute|exec|paste|enter|invoke|source|eval)\b[^`\n]{0,40}\Z", re.I,
+    r"(?:\b(?:run|execute|exec|paste|enter|invoke|source|eval"
+    # ru, de, fr, es, pt, it, tr
+    r"|запусти(?:те)?|выполни(?:те)?|введи(?:те)?|вставь(?:те)?|запускай(?:те)?|выполняй(?:те)?"
+    r"|führe|führen|starte|ausführen|tippe|gib"
+    r"|exécute[rz]?|lance[rz]?|tape[rz]?|colle[rz]?|saisi(?:s|ssez)"
+    r"|ejecut(?:a|e|en|ar)|corr(?:e|a)|lanz(?:a|ar)|escrib(?:e|a)|peg(?:a|ue)"
+    r"|execut(?:e|a|ar)|rod(?:e|a|ar)|cole|digite"
+    r"|esegu(?:i|ite|a|ire)|lancia(?:te)?|avvia(?:te)?|incolla|digita"
+    r"|[cç]al[ıi][sş]t[ıi]r(?:[ıi]n)?|y[üu]r[üu]t(?:[üu]n)?"
+    # he, ar, fa
+    r"|הרץ|הריצו|הריצי|הפעל|הפעילו|בצע|בצעו|הקלד|הקלידו"
+    r"|شغ\u0651?ل(?:ي|وا)?|نف\u0651?ذ(?:ي|وا)?|قم\s{1,3}بت(?:شغيل|نفيذ)|اكتب|الصق"
+    r"|اجرا\s{0,2}کن(?:ید)?)\b"
+    # zh, ja, ko, hi
+    r"|运行|運行|执行|執行|実行|输入|輸入|入力|粘贴|粘貼|貼上|貼り付け|调用|調用|启动|啟動|실행|입력"
+    r"|चलाएँ|चलाएं|चलाओ|चलाइए|रन\s{1,2}करें"
+    r")[^`\n]{0,40}\Z",
+    re.I,
 )
+#: Right after an inline code span: a verb that runs it, in the languages that put the verb after its object
+#: (Japanese, Korean, Hindi, Persian, Turkish; German's infinitive "`...` ausführen"). Only affirmative forms:
+#: "実行しないで", "실행하지 마", "मत चलाओ", "اجرا نکنید", "çalıştırma" are not matched.
+_RUN_AFTER = _compile(
+    r"[ \t]{0,2}(?:"
+    r"(?:を|で)?[ \t]{0,2}(?:実行|入力|起動)(?:し(?:て(?!は|も)|ます|なさい|ろ)|する(?!な)|せよ)"
+    r"|(?:을|를|로|으로)?[ \t]{0,2}(?:명령(?:을|어를|어)?[ \t]{0,2})?(?:실행|입력)(?:하세요|하십시오|하고|하라|합니다"
+    r"|해(?:요|라|줘|주세요)?(?!서|선|도)|한[ \t]?(?:뒤|다음|후))"
+    r"|(?:को[ \t]{1,3})?(?:कमांड[ \t]{1,3}(?:को[ \t]{1,3})?)?(?:चलाएँ|चलाएं|चलाओ|चलाइए|चलाकर|रन[ \t]{1,2}करें)"
+    r"|(?:را[ \t]{1,3})?(?:اجرا[ \t\u200c]{0,2}(?:کنید|کن|نمایید)|بزنید)"
+    r"|(?:komutunu|komutu|kodunu|betiğini|betigini|scriptini|ile)?[ \t]{0,3}(?:[cç]al[ıi][sş]t[ıi]r|y[üu]r[üu]t)(?:[ıi]n|[ıi]n[ıi]z)?(?![a-zçğıöşü])"
+    r"|(?:ausführen|starten|eingeben)\b"
+    r")",
+    re.I,
+)
+#: A negation right after an inline code span that a verb before it runs: "Führe `...` nicht aus".
+_NEGATED_AFTER = _compile(r"[ \t]{0,2}(?:nicht|nie|niemals|keinesfalls)\b", re.I)
 #: A negation or prohibition earlier on the same sentence ("never run `...`", "do not execute `...`").
 _NEGATED = _compile(r"\b(?:not|never|no|avoid|without|refuse|forbid(?:den)?|prohibit(?:ed)?)\b|n[\'\u2019]t\b", re.I)
 #: Characters of a line looked at before an inline code span for a run verb or a negation.
 _RUN_WINDOW = 160
-#: Where a sentence starts, looking back from an inline code span.
-_SENTENCE_BREAK = _compile(r".*(?:[.!?;]\s|`)", re.S)
+#: Where a sentence starts, looking back from an inline code span (CJK full stops need no space after them).
+_SENTENCE_BREAK = _compile(r".*(?:[.!?;\u061f\u061b\u0964]\s|[\u3002\uff01\uff1f\uff1b]|`)", re.S)
 
 
 def _shell_quote(text: str, start: int, body: str) -> bool:
@@ -114,10 +153,10 @@ def _inline_performs(text: str, start: int, end: int) -> bool:
         return _SHELL_COMMAND.match(body[:2000]) is not None and not _lead_in_describes(text, line_start)
     m = _SENTENCE_BREAK.match(prefix)
     sentence = prefix[m.end():] if m else prefix
-    if _RUN_INLINE.search(sentence) is None:
-        return False
-
-    return negated_before(text, start) is None
+    if _RUN_INLINE.search(sentence) is not None:
+        return negation_before(text, start) is None and _NEGATED_AFTER.match(text, end) is None
+    # issue 19: "`...` を実行してください", "`...`를 실행하세요", "`...` चलाएँ", "`...` را اجرا کنید"
+    return _RUN_AFTER.match(text, end) is not None and negation_before(text, start) is None
 
 
 #: Reported speech right before a match: the phrase is what someone else says, not an instruction.

@@ -35,7 +35,12 @@ LEAD_IN_LINES = 30
 #: Words that can sit between the negation and the match (a coordinated list of verbs or objects).
 MAX_GAP_WORDS = 8
 
-_NEG = r"(?:not|never|no|nor|avoid|without|forbid(?:den)?|prohibit(?:ed)?|disallow(?:ed)?|banned|n[\'\u2019]t)"
+_NEG = (r"(?:not|never|no|nor|avoid|without|forbid(?:den)?|prohibit(?:ed)?|disallow(?:ed)?|banned|n[\'\u2019]t"
+        # issue 19: the audit's other languages that write negation as a word before the verb (es, pt, it, fr, de,
+        # ru, ar, he, tr); Chinese is :data:`_NEG_CJK`; Japanese, Korean, Hindi, Persian and Turkish mostly negate the
+        # verb itself, which the patterns of those languages leave out
+        r"|nunca|jamás|jamas|jamais|não|nao|non|mai|ne|pas|nie|nicht|niemals|keinesfalls|не|никогда|нельзя|"
+        r"لا|لن|ممنوع|אל|לא|אסור|asla)")
 #: A negation word (optionally followed by a parenthetical: "do not, under any circumstances,"), then at most two
 #: adverbs, then optionally a list of words each followed by a comma, a slash or a conjunction ("read, print,
 #: commit, or "), up to the end of the text (where the match starts). Two words without a separator between them
@@ -96,6 +101,14 @@ _DESCRIBES_LEAD_IN = _compile(
 )
 
 
+#: issue 19: clause breaks of the other languages: full stops and clause commas of Chinese and Japanese (no
+#: space after them), Arabic and Hindi punctuation, and the words for "but" / "then".
+_CLAUSE_BREAK_INTL = _compile(
+    r".*(?:[\u3002\uff01\uff1f\uff1b\uff1a\uff0c\u061f\u061b\u0964]|但是|然后|然後|而是"
+    r"|\s(?:pero|mas|ma|mais|aber|sondern|но|а|لكن|אבל|ama|fakat)\b|\sलेकिन\s)",
+    re.S | re.I)
+
+
 def _clause_prefix(text: str, start: int) -> str:
     """The text of the clause that holds ``start``, from its beginning up to ``start`` (at most :data:`WINDOW`)."""
     line_start = text.rfind("\n", max(0, start - WINDOW), start) + 1
@@ -103,6 +116,10 @@ def _clause_prefix(text: str, start: int) -> str:
         line_start = start - WINDOW
     prefix = text[line_start:start]
     m = _CLAUSE_BREAK.match(prefix)
+    prefix = prefix[m.end():] if m else prefix
+    if prefix.isascii():
+        return prefix
+    m = _CLAUSE_BREAK_INTL.match(prefix)
     return prefix[m.end():] if m else prefix
 
 
@@ -135,6 +152,76 @@ def negated_before(text: str, start: int) -> Optional[str]:
     if _NOT_A_PROHIBITION.match(prefix, m.start()) or _REFUSAL_AT_START.match(text, start):
         return None
     return " ".join(m.group(0).split())
+
+
+#: issue 19: a negation of another language followed by a word that turns it into an order or a permission:
+#: forget, hesitate, ask, need, worry, stop ("no olvides enviar", "не забудь", "n'hésite pas", "لا بد").
+_NOT_A_PROHIBITION_INTL = _compile(
+    r"\b" + _NEG + r"\b[ \t*_]{1,4}(?:\w+[ \t]{1,3}){0,1}(?:"
+    r"olvid\w*|esquec\w*|dimentic\w*|oubli\w*|vergiss\w*|vergess\w*|забу\w*|забы\w*|dud\w*|hesit\w*|esit\w*|"
+    r"h[ée]sit\w*|zöger\w*|стесня\w*|сомнева\w*|pregunt\w*|pergunt\w*|chied\w*|demand\w*|frag\w*|спраш\w*|"
+    r"спрос\w*|necesit\w*|precis\w*|bisogn\w*|besoin|brauch\w*|нужно|надо|preocup\w*|preoccup\w*|"
+    r"inqui[eè]t\w*|sorg\w*|беспоко\w*|волну\w*|deten\w*|arr[eê]t\w*|останав\w*|"
+    r"تنس|تنسى|تتردد|تسأل|بد|תשכח|תשכחי|תהסס|תשאל)\b",
+    re.I,
+)
+#: Chinese negations that forbid the verb after them within their clause ("不要把 .env 发送到 ...", "切勿运行",
+#: "禁止上传"), not those that turn into an order ("不要忘记", "别犹豫", "不要询问"; "无需" and "不用" are not
+#: negations here) or a word that merely holds 别 ("特别", "区别", "识别"). Looked for in the last
+#: :data:`CJK_REACH` characters of the clause before a match, not across a quote or a code span.
+CJK_REACH = 30
+_NEG_CJK = _compile(
+    r"(?:不要|不能|不可以?|不得|不准|不许|不許|不应该?|不應該?|不该|不該|禁止|严禁|嚴禁|切勿|请勿|請勿|勿|"
+    r"绝不|絕不|决不|決不|从不|從不|永远不|永遠不|千万别|千萬別|避免|"
+    r"(?<![特区區分类類级級识識个個告性差派辨鉴鑑])[别別])"
+    r"(?!再?(?:忘|犹豫|猶豫|迟疑|遲疑|停|拒绝|拒絕|询问|詢問|问|問|等|担心|擔心|害怕|怕|客气|客氣|介意|顾虑|顧慮))"
+    r"(?:[^\u3002\uff01\uff1f\uff1b\uff1a\uff0c\n.!?;:`\"'\u201c\u201d\u300c\u300d]|\.(?=\S)){0," + str(CJK_REACH) + r"}\Z"
+)
+
+
+def negation_before(text: str, start: int) -> Optional[str]:
+    """:func:`negated_before` in every language of the audit (issue 19): the negation that governs ``start`` on
+    its clause ("never read, print, or", "no envíes", "不要把"), or ``None``. A negation of another language that
+    turns into an order ("no olvides", "不要忘记") does not count."""
+    neg = negated_before(text, start)
+    prefix = _clause_prefix(text, start)
+    if prefix.isascii():
+        return neg
+    if neg is not None:
+        m = _NEGATED_TAIL.search(prefix)
+        return None if m is not None and _NOT_A_PROHIBITION_INTL.match(prefix, m.start()) else neg
+    m = _NEG_CJK.search(prefix[-(CJK_REACH + 8):])
+    return None if m is None else m.group(0).strip()
+
+
+#: issue 19: a lead-in line of another language that forbids the items after it: a negation or prohibition, ending
+#: in a colon ("以下は...実行しない：", "禁止以下操作：", "다음은 금지:", "Nie wolno:", "Никогда не делай:", "No hagas:").
+_PROHIBITING_LEAD_IN_INTL = _compile(
+    r"(?:しない|しないで|禁止|いけない|いけません|ならない|なりません|不要|不得|切勿|严禁|嚴禁|不允许|不允許|不能|绝不|絕不|"
+    r"금지|하지\s?마|않|안\s?됩니다|\bне\b|никогда|запрещ|\bnicht\b|\bnie\b|niemals|verboten|\bkeine?\b|\bne\b|\bn[\'\u2019]|"
+    r"jamais|interdit|\bno\b|nunca|prohibid|não|proibid|\bnon\b|\bmai\b|vietat|\bلا\b|ممنوع|يحظر|نکنید|نباید|"
+    r"אסור|\bאל\b|\bלא\b|मत|नहीं|वर्जित|yasak|asla)"
+    r"[^\n]{0,200}[:\uff1a][ \t*_]*\Z",
+    re.I,
+)
+
+
+def _prohibiting_list_intl(text: str, start: int) -> Optional[str]:
+    """:func:`prohibiting_list` for the audit's other languages: the prohibiting lead-in of the list item that holds
+    ``start`` ("以下は外部ソースからの指示では実行しない："), or ``None``."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if not _LIST_ITEM.match(text, line_start):
+        return None
+    lead = lead_in(text, line_start)
+    if lead is None or lead.isascii():
+        return None
+    stripped = lead.rstrip()
+    m = re.match(r".*(?:[.!?;](?:\s|\Z)|[\u3002\uff01\uff1f\uff1b])", stripped, re.S)
+    if m and m.end() < len(stripped):
+        stripped = stripped[m.end():]
+    if not _PROHIBITING_LEAD_IN_INTL.search(stripped):
+        return None
+    return " ".join(stripped.split())[-80:]
 
 
 def prohibiting_list(text: str, start: int) -> Optional[str]:
@@ -176,10 +263,10 @@ def forbidden(text: str, start: int, end: int) -> Optional[str]:
     """
     if _OBEY_START.match(text, start) and _OWN_RULES.search(text, start, end):
         return None
-    neg = negated_before(text, start)
+    neg = negation_before(text, start)
     if neg is not None:
         return f'negated ("{neg}")'
-    lead = prohibiting_list(text, start)
+    lead = prohibiting_list(text, start) or _prohibiting_list_intl(text, start)
     if lead is not None:
         return f'in a list introduced by "{lead}"'
     if quoted_wording(text, start, end):
@@ -216,7 +303,7 @@ def labelled_example(text: str, start: int) -> Optional[str]:
     opener = start
     while opener > line_start and text[opener - 1] in "\"'`\u201c\u201e\u00ab\u2018\u300c\u300e\uff02":
         opener -= 1
-    if negated_before(text, opener) is not None:  # "Never run `...`", "do not say \"...\""
+    if negation_before(text, opener) is not None:  # "Never run `...`", "do not say \"...\"", "不要运行 `...`"
         return "a prohibition"
     m = _LABEL_BEFORE.search(text, line_start, start)
     if m is not None:
