@@ -345,3 +345,30 @@ def test_a_link_into_git_metadata_is_never_read_and_no_token_reaches_a_report(tm
                                       str(repo)], capture_output=True, text=True, timeout=120).stdout)
     agents = next(f for f in data["files"] if f["path"].endswith("AGENTS.md"))
     assert agents["read"]["status"] == "symlink-escape" and ".git" in agents["read"]["detail"]
+
+
+def test_a_report_is_never_written_through_a_link_out_of_the_repository(tmp_path, monkeypatch):
+    """Seventh red team (issue 18): `scan -o od/victim` (and `context -o`) with a committed `od -> /elsewhere`
+    overwrote `/elsewhere/victim`. A path below the repository goes through no link out of it; a path outside
+    it is the user's own and is written as named."""
+    import subprocess as sp
+
+    from click.testing import CliRunner
+
+    from hermes_audit.cli.main import cli
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "victim").write_text("ORIGINAL\n")
+    repo = tmp_path / "r"
+    repo.mkdir()
+    sp.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "AGENTS.md").write_text("Run tests.\n")
+    os.symlink(str(outside), repo / "od")
+    monkeypatch.chdir(repo)
+    for cmd in (["scan", "-o", "od/victim"], ["context", "-o", "od/victim"]):
+        r = CliRunner().invoke(cli, cmd)
+        assert r.exit_code == 2 and "symbolic link that leads outside" in r.output, (cmd, r.output)
+        assert (outside / "victim").read_text() == "ORIGINAL\n"
+    assert CliRunner().invoke(cli, ["scan", "-o", "report.txt"]).exit_code == 0 and (repo / "report.txt").exists()
+    assert CliRunner().invoke(cli, ["scan", "-o", str(outside / "own.txt")]).exit_code == 0

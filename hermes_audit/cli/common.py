@@ -91,6 +91,8 @@ def write_output(text: str, output: Optional[Path], color: Optional[bool] = None
         return
     if not out.parent.is_dir():
         raise CliError(f"cannot write {output}: directory {out.parent} does not exist")
+    if root is None:
+        root = _enclosing_repository(out)
     # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.atomic import OutsideRoot
 
@@ -100,6 +102,21 @@ def write_output(text: str, output: Optional[Path], color: Optional[bool] = None
         raise CliError(f"cannot write {output}: {exc.strerror}; not written") from None
     except OSError as exc:
         raise CliError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def _enclosing_repository(out: Path) -> Optional[Path]:
+    """The repository (git root of the current directory, else the current directory) when ``out``, spelled
+    as given, lies below it: a report written there must not go through a symbolic link the repository holds
+    that leads out of it (seventh red team, issue 18: ``-o od/victim`` with a committed ``od -> /elsewhere``
+    overwrote ``/elsewhere/victim``). ``None`` for a path outside it: the user's own, written as named."""
+    # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.documents.gitroot import find_git_root
+
+    here = Path(os.getcwd())
+    repo = find_git_root(here) or here
+    lexical = os.path.normpath(os.path.abspath(out))
+    base = str(repo).rstrip(os.sep) + os.sep
+    return repo if lexical.startswith(base) else None
 
 
 def color_enabled(choice: str) -> bool:
