@@ -97,6 +97,7 @@ LAZY_IMPORTS: dict[tuple[str, str], str] = {
     ("hermes_audit.cli.init_cmd", "hermes_audit.hermes.distribution"): _YAML,
     ("hermes_audit.cli.memory_cmd", "hermes_audit.audits.memory"): _COMMAND,
     ("hermes_audit.cli.memory_cmd", "hermes_audit.engine.unicode_chars"): _COMMAND,
+    ("hermes_audit.cli.memory_cmd", "hermes_audit.engine.redact"): _COMMAND,
     ("hermes_audit.cli.memory_cmd", "hermes_audit.findings"): _COMMAND,
     ("hermes_audit.cli.memory_cmd", "hermes_audit.hermes.memory"): _COMMAND,
     ("hermes_audit.cli.memory_cmd", "hermes_audit.patterns.catalog"): _COMMAND,

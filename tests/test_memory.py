@@ -461,3 +461,16 @@ def test_memory_text_says_where_each_limit_comes_from(tmp_path):
     (tmp_path / "config.yaml").write_text("memory:\n  user_char_limit: 900\n")
     head = CliRunner().invoke(cli, ["memory", str(tmp_path), "--memory-limit", "3000"]).output.splitlines()[0]
     assert "MEMORY.md 3000 (the command line), USER.md 900 (config.yaml)" in head
+
+
+def test_memory_entry_preview_masks_secrets(tmp_path):
+    """Seventh red team (issue 18): the entry table showed a token in full that the finding below masked."""
+    from click.testing import CliRunner
+
+    from hermes_audit.cli.main import cli
+
+    (tmp_path / "memories").mkdir()
+    token = "ghp_Abcdefghijklmnopqrstuvwxyz0123456789"
+    (tmp_path / "memories" / "MEMORY.md").write_text(f"Token {token} for github\n")
+    out = CliRunner().invoke(cli, ["memory", str(tmp_path)]).output
+    assert "ghp_Abcd****" in out and token not in out

@@ -23,6 +23,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
 def render_text(audit, color: bool) -> str:
     """Human-readable report: each store with its entries, then the findings (text reporter)."""
     # start-up time: a command (and a report format) imports only what it runs
+    from hermes_audit.engine.redact import redact
     from hermes_audit.engine.unicode_chars import printable
     from hermes_audit.hermes.memory import BLOCK_HEADERS, share_of_limit
     from hermes_audit.audits.memory import entry_findings
@@ -64,13 +65,14 @@ def render_text(audit, color: bool) -> str:
         by_entry = entry_findings(audit, s)
         for e in s.entries:
             line = s.document.lines.position(e.offset).line if s.document is not None else 0
-            first = printable(s.live[e.index].split("\n", 1)[0], 60)
+            # the entry's first line, its secrets masked as in every snippet (seventh red team: a token was shown)
+            first = printable(redact(s.live[e.index].split("\n", 1)[0]), 60)
             status = style("BLOCKED " + ", ".join(e.pattern_ids) if e.pattern_ids else
                            ("BLOCKED (too large to scan)" if e.status == "blocked" else "loaded"),
                            "red" if e.status == "blocked" else "green")
             n = len(by_entry.get(e.index, []))
             extra = f"  {n} finding{'s' if n != 1 else ''}" if n else ""
-            out.append(f"  #{e.index + 1:<3} line {line:<5} {len(s.live[e.index]):>6,} chars  {status}{extra}  {first}")
+            out.append(f"  #{e.index + 1:<3} line {line:<5} {len(s.live[e.index]):>6,} chars  {status}  {first}{extra}")
         if s.drift is not None and s.drift.refused:
             out.append(style("  drift: Hermes' memory tool refuses replace/remove on this file:", "yellow"))
             for i in s.drift.issues[:5]:
