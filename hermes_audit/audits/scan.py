@@ -267,6 +267,8 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
 
             res = discover(p, base=base, use_git=options.use_git)
             notes.extend(res.notes)
+            for why in res.incomplete if errors is not None else ():  # a listing that may have missed files: exit 3
+                errors.append(EngineError("discovery", _display(p, base) or ".", why))
             if not res.candidates and empty_dirs is not None:
                 empty_dirs.append(_display(p, base) or ".")
             root = p.resolve()

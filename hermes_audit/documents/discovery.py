@@ -78,6 +78,8 @@ class DiscoveryResult:
     candidates: list[Candidate] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     git_root: Optional[Path] = None
+    #: why the listing may have missed files Hermes reads (a bound on following links): the run is incomplete
+    incomplete: list[str] = field(default_factory=list)
 
 
 #: ``git ls-files`` arguments: every path git tracks or would track.
@@ -288,7 +290,8 @@ def _link_context(path: str) -> tuple[str, ...]:
     return tuple(c if c in _KIND_DIRS else "" for c in path.rsplit("/", 2)[-2:])
 
 
-def _through_links(links: Sequence[str], root: Path, notes: list[str]) -> list[Path]:
+def _through_links(links: Sequence[str], root: Path, notes: list[str],
+                   incomplete: Optional[list[str]] = None) -> list[Path]:
     """The candidates reached through directory symbolic links inside ``root`` (issue 18 H1), named by the
     path through the link (``root/.cursor/rules/x.mdc`` for ``.cursor -> cfg``), as Hermes names them:
     hermes-agent 0.19.0 ``agent/prompt_builder.py`` ``_load_cursorrules`` globs ``cwd/.cursor/rules/*.mdc``
@@ -336,11 +339,14 @@ def _through_links(links: Sequence[str], root: Path, notes: list[str]) -> list[P
             out.append(Path(link + str(p)[cut:]))
         queue.extend((link + f[cut:], depth + 1) for f in sorted(found))
         if budget[0] < 0:
-            notes.append(f"stopped following directory links after {MAX_LINK_ENTRIES:,} entries; files reached "
-                         "only through further links were not scanned")
+            why = (f"stopped following directory links after {MAX_LINK_ENTRIES:,} entries; files reached "
+                   "only through further links were not scanned")
+            # a bound is a gap, never a pass (seventh red team: padding links hid a linked .cursor/rules)
+            (incomplete if incomplete is not None else notes).append(why)
             return out
     if deep:
-        notes.append(f"directory links nested more than {MAX_LINK_DEPTH} deep were not followed")
+        why = f"directory links nested more than {MAX_LINK_DEPTH} deep were not followed"
+        (incomplete if incomplete is not None else notes).append(why)
     return out
 
 
@@ -434,7 +440,8 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
         except OSError:
             pass  # path too long, permission denied...: the reader reports it as unreadable
         result.candidates.append(Candidate(p, _display(p, base), kind))
-    linked = bool(links) and _add_linked(result, _through_links(links, root, result.notes), root, base)
+    linked = bool(links) and _add_linked(result, _through_links(links, root, result.notes, result.incomplete),
+                                         root, base)
     if ignored_names:
         # a file reached through a directory link is scanned under that name: not "not scanned" (issue 18 H1)
         scanned = {os.path.realpath(c.abs_path) for c in result.candidates} if linked else set()
