@@ -155,6 +155,14 @@ def _inline_performs(text: str, start: int, end: int) -> bool:
     sentence = prefix[m.end():] if m else prefix
     if _RUN_INLINE.search(sentence) is not None:
         return negation_before(text, start) is None and _NEGATED_AFTER.match(text, end) is None
+    # issue 22 QA: a shell command that touches a secret, handed over by a standing trigger ("Always finish a
+    # session with `...`", "the last step of every task is `...`") or by a lead-in colon ("Session end: `...`"),
+    # performs too, unless the sentence presents it as an example, an attack or a prohibition
+    body = text[start:end].strip("`")[:2000]
+    if (_TRIGGER.search(sentence) is not None or _LEAD_IN_COLON.search(sentence) is not None) and \
+            _SHELL_COMMAND.match(body) is not None and _SECRET_REF.search(body) is not None and \
+            _EXAMPLE_INTRO.search(sentence) is None:
+        return negation_before(text, start) is None and _NEGATED_AFTER.match(text, end) is None
     # issue 19: "`...` を実行してください", "`...`를 실행하세요", "`...` चलाएँ", "`...` را اجرا کنید"
     return _RUN_AFTER.match(text, end) is not None and negation_before(text, start) is None
 
@@ -223,6 +231,14 @@ _TRIGGER = _compile(
     r"|(?:agents?|assistants?|ai|models?|llms?|claude|hermes|copilot|cursor)[ \t,:]{1,3}(?:must|should|shall|always|you))\b",
     re.I,
 )
+#: A command that reads a secret: key and credential files, .env files, secret environment variables.
+_SECRET_REF = _compile(
+    r"~/\.(?:ssh|aws|hermes/\.env|netrc|npmrc|pypirc|docker/config|kube|gnupg)|\bid_(?:rsa|ed25519|ecdsa)\b|"
+    r"(?:^|[\s/\"'=])\.env\b|\$\{?[A-Z0-9_]*(?:TOKEN|SECRET|KEY|PASSWORD|PASSWD|CREDENTIALS?)\b|"
+    r"\bcredentials\b|/etc/(?:shadow|passwd)\b|\bprintenv\b|\benv\b[ \t]*\|")
+#: A sentence about the agent's work (a session, a task, a commit) that ends with a colon right before the code
+#: span: "Before ending a session, sync the dashboard: `...`", "Session end: `...`".
+_LEAD_IN_COLON = _compile(r"\b(?:sessions?|tasks?|commits?|pushes|push|builds?|deploys?)\b[^\n]{0,80}:[ \t]{0,4}\Z", re.I)
 #: A verb that runs a command.
 _RUN_VERB = _compile(r"\b(?:run|execute|exec|install|invoke|source|eval|launch|pipe|paste)\b", re.I)
 #: Words before a quote (on its sentence, or on the line that introduces a block quote) that present it as an
