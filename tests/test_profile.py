@@ -594,3 +594,18 @@ def test_an_mcp_command_given_as_yaml_binary_is_read_as_the_process_gets_it(tmp_
     r = CliRunner().invoke(cli, ["profile", str(tmp_path)])
     assert r.exit_code == 1 and "HA741" in r.output and "NOT SAFE" in r.output
     assert "guard skips it" not in r.output  # Hermes' own guard reads str(bytes), "b'bash'", and lets it through
+
+
+def test_a_release_given_to_hermes_version_is_checked_against_hermes_requires(tmp_path):
+    """Issue 22 QA: `profile --hermes-version 0.18.2` said nothing of `hermes_requires: >=0.20.0` (the 0.18
+    profile covers three releases), while 0.19 did."""
+    from click.testing import CliRunner
+
+    from hermes_audit.cli.main import cli
+
+    (tmp_path / "distribution.yaml").write_text('name: demo\nversion: 1.0.0\nhermes_requires: ">=0.20.0"\n')
+    (tmp_path / "SOUL.md").write_text("You are helpful.\n")
+    r = CliRunner().invoke(cli, ["profile", "--hermes-version", "0.18.2", str(tmp_path)])
+    assert "refuses to install it for its version" in r.output and "0.18.2" in r.output
+    r = CliRunner().invoke(cli, ["profile", "--hermes-version", "0.18", str(tmp_path)])
+    assert "refuses" not in r.output

@@ -234,8 +234,15 @@ def resolve_hermes_version(value: Optional[str], path_env: Optional[str] = None)
                   if explicit else "")
 
 
+class ProfileName(str):
+    """A version profile's name (a ``str``) that remembers the release it was asked for: ``release`` is
+    ``"0.18.2"`` for ``--hermes-version 0.18.2``, ``None`` for a profile name (``0.18``) or ``auto``."""
+
+    release: Optional[str] = None
+
+
 class HermesVersionType(click.ParamType):
-    """``--hermes-version``: any name :func:`resolve_hermes_version` takes; converts to a profile name."""
+    """``--hermes-version``: any name :func:`resolve_hermes_version` takes; converts to a :class:`ProfileName`."""
 
     name = "VERSION"
 
@@ -245,7 +252,11 @@ class HermesVersionType(click.ParamType):
         name, note = resolve_hermes_version(str(value))
         if note:
             echo_err(note)
-        return name
+        out = ProfileName(name)
+        given = str(value).strip().lower().lstrip("v")
+        if given.count(".") >= 2 and given[:1].isdigit():
+            out.release = given  # a release (0.18.2), not a profile: profile checks hermes_requires against it
+        return out
 
 
 HERMES_VERSION = HermesVersionType()

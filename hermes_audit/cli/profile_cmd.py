@@ -229,8 +229,8 @@ def render_text(report, color: bool) -> str:
         if any(s.findings for s in report.skills):
             line += "; the HS lines (Hermes' skills guard, for comparison) are not counted"
         if report.version_refusal:  # content is safe, but this Hermes will not install it (exit stays 0)
-            line += (f"; but {report.hermes_label} refuses to install it for its version (hermes_requires): "
-                     "audit it with --hermes-version set to the release you will install it with")
+            line += (f"; but {report.hermes_label} refuses to install it for its version (hermes_requires): it needs "
+                     "another Hermes release (audit with --hermes-version set to the one you will install it with)")
         out.append(style(line, "yellow" if report.version_refusal else "green", bold=True))
     return "\n".join(out) + "\n"
 
@@ -327,6 +327,9 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
     kind, path = resolve_source(source, hermes_home)
     if keep_tree is not None and kind == "git":
         check_keep_tree(keep_tree)
+    # a release given to --hermes-version (0.18.2) is the Hermes whose hermes_requires check applies (issue 22 QA:
+    # a profile covering several releases checked none)
+    hermes_current = hermes_current or getattr(hermes_version, "release", None)
     opts = ProfileOptions(hermes_version=hermes_version, override_name=override_name, hermes_current=hermes_current,
                           skills_trust=skills_trust, fail_on=Severity.parse(fail_on),
                           target_root=hermes_home or os.environ.get("HERMES_HOME") or "~/.hermes")
