@@ -267,3 +267,17 @@ def test_0_13_loads_memory_entries_unscanned(tmp_path):
         prof = P.get_profile(v)
         verdicts, hits = mem.scan_entries(text, "MEMORY.md", ThreatScanner(cat.parity, prof.scanner), prof)
         assert verdicts[1].status == status and (hits == []) is (v == "0.13")
+
+
+def test_auto_predicts_the_hermes_the_install_gate_will_run(tmp_path, monkeypatch):
+    """Issue 22 QA: with HERMES=/opt/h/bin/hermes (not on PATH) the install gate audited for latest and then
+    ran 0.19.0; the gate names its command in HERMES_AUDIT_HERMES_COMMAND and auto reads that one first."""
+    bindir = _fake_hermes(tmp_path, "0.19.0")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("HERMES_AUDIT_HERMES_COMMAND", str(Path(bindir) / "hermes"))
+    assert resolve_hermes_version(None, str(empty))[0] == "0.19"
+    monkeypatch.delenv("HERMES_AUDIT_HERMES_COMMAND")
+    assert resolve_hermes_version(None, str(empty))[0] == "latest"
+    hook = (Path(__file__).resolve().parents[1] / "hooks" / "hermes-profile-install").read_text(encoding="utf-8")
+    assert "export HERMES_AUDIT_HERMES_COMMAND" in hook

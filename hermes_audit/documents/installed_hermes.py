@@ -75,9 +75,11 @@ def _interpreter_of(script: Path) -> Optional[Path]:
 
 def _from_path_command(path_env: Optional[str]) -> Optional[InstalledHermes]:
     found = shutil.which("hermes", path=path_env)
-    if not found:
-        return None
-    script = Path(found)
+    return _from_script(Path(found)) if found else None
+
+
+def _from_script(script: Path) -> Optional[InstalledHermes]:
+    """The release of the hermes-agent environment a ``hermes`` script's ``#!`` line names, or ``None``."""
     interp = _interpreter_of(script)
     if interp is None:
         return None
@@ -94,8 +96,19 @@ def _from_path_command(path_env: Optional[str]) -> Optional[InstalledHermes]:
     return None
 
 
+#: The hermes command a caller is about to run (``hooks/hermes-profile-install`` sets it from ``$HERMES``): its
+#: release is the one ``auto`` predicts, before this environment's and the one on ``PATH``.
+COMMAND_ENV = "HERMES_AUDIT_HERMES_COMMAND"
+
+
 def find_installed_hermes(path_env: Optional[str] = None) -> Optional[InstalledHermes]:
-    """The hermes-agent installed for this user, or ``None``. ``path_env`` replaces ``$PATH`` (tests)."""
+    """The hermes-agent installed for this user, or ``None``. ``path_env`` replaces ``$PATH`` (tests).
+    ``$HERMES_AUDIT_HERMES_COMMAND`` (a path), when set, names the command whose release counts first."""
+    named = os.environ.get(COMMAND_ENV)
+    if named:
+        found = _from_script(Path(named))
+        if found is not None:
+            return found
     return _from_this_environment() or _from_path_command(path_env)
 
 
