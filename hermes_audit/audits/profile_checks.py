@@ -468,6 +468,37 @@ def _package(core: list[str]) -> Optional[tuple[str, str, str]]:
     return None
 
 
+#: Options that hand a command line to a shell: ``flock FILE -c CMD``, ``script -qc CMD``, ``ssh -o
+#: ProxyCommand=CMD``, ``tar --checkpoint-action=exec=CMD``, ``rsync -e CMD``, ``git -c alias.x=!CMD``, ``awk
+#: 'BEGIN{system(CMD)}'`` (seventh red team, issue 18: Hermes' guard lets all of them start).
+_RUNS_COMMAND = re.compile(r"^(?:-[A-Za-z]*c|--command=?|-e|--rsh=?)$|ProxyCommand=|--checkpoint-action=exec=|"
+                           r"^alias\.[^=]+=!|\bsystem\s*\(|\bexec\s*\(")
+#: Commands whose ``-c``/``-e`` option runs a command line through a shell.
+_COMMAND_RUNNERS = frozenset({"flock", "script", "rsync", "ssh", "watch", "timeout", "xargs", "parallel", "su"})
+
+
+def _nested_command(argv: list[str]) -> str:
+    """The command line that an MCP server's arguments run through a shell (``find . -exec sh -c 'CMD' ;``,
+    ``env -S "sh -c 'CMD'"``, ``uv run -- sh -c CMD``, ``flock /tmp/l -c CMD``, ``ssh -o ProxyCommand=CMD``...),
+    else ``""``. Each argument holding blanks is split as a shell would (``env -S``)."""
+    flat: list[str] = []
+    for tok in argv:
+        if " " in tok or "\t" in tok:
+            try:
+                flat.extend(shlex.split(tok))
+            except ValueError:
+                flat.extend(tok.split())
+        else:
+            flat.append(tok)
+    for i, tok in enumerate(flat[1:], start=1):
+        if _base(tok) in SHELLS and any(t in _INLINE_FLAGS for t in flat[i + 1:i + 3]):
+            return " ".join(flat[i:])
+        if _RUNS_COMMAND.search(tok) and (_base(flat[0]) in _COMMAND_RUNNERS or "=" in tok or "(" in tok
+                                          or _base(flat[0]) in ("awk", "gawk", "git", "tar")):
+            return " ".join(flat[i:])
+    return ""
+
+
 def detect_mcp_servers(text: str, params: dict) -> Iterator:
     """Detector ``mcp-servers``: MCP server entries in mcp.json (``mcpServers``) or config.yaml
     (``mcp_servers``). ``params.check``: shell, network, persistence, remote, credential, unpinned."""
@@ -483,7 +514,13 @@ def detect_mcp_servers(text: str, params: dict) -> Iterator:
         is_shell = head in SHELLS or (head == "su" and "-c" in rest)
         inline_interp = bool(_INTERPRETERS.match(head)) and any(t in _INLINE_FLAGS for t in rest)
         script = " ".join(rest) if (is_shell or inline_interp) else ""
-        if check == "shell" and (is_shell or inline_interp):
+        nested = "" if (is_shell or inline_interp) else _nested_command(sv.argv)
+        if nested:  # a command line run by one of the arguments (find -exec sh -c, flock -c, ProxyCommand=...)
+            script = nested
+        if check == "shell" and nested:
+            yield _hit(span, {"server": sv.name, "what": "runs a command line through its arguments",
+                              "command": sv.command_text, "hermes": _hermes_note(sv)})
+        elif check == "shell" and (is_shell or inline_interp):
             if is_shell:
                 has_inline = any(t in _INLINE_FLAGS for t in rest)
                 what = "starts a shell with an inline command line" if has_inline else "starts a shell"
