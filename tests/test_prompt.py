@@ -652,3 +652,16 @@ def test_fifo_memory_store_means_no_prompt_is_built(tmp_path):
                                    str(proj)], catch_exceptions=False)
     found = json.loads(res.stdout)["findings"]
     assert any(f["rule_id"] == "HA608" and f["path"].endswith("MEMORY.md") for f in found) and res.exit_code == 1
+
+
+def test_prompt_says_memory_entries_are_audited_by_the_memory_command(tmp_path):
+    """Issue 22 QA: a poisoned MEMORY.md entry showed as a loaded layer, exit 0, with no pointer."""
+    from click.testing import CliRunner
+
+    from hermes_audit.cli.main import cli
+
+    (tmp_path / "home" / "memories").mkdir(parents=True)
+    (tmp_path / "home" / "memories" / "MEMORY.md").write_text("User likes tea\n")
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    r = CliRunner().invoke(cli, ["prompt", "--cwd", str(tmp_path / "repo"), "--hermes-home", str(tmp_path / "home")])
+    assert "`hermes-audit memory` audits them" in r.output

@@ -82,6 +82,11 @@ def budget_table(report, findings: list) -> str:
         out.append("Instructions the model never sees:")
         for ly in lost:
             out.append(f"  - {ly.id} ({ly.status}): " + "; ".join(ly.lost[:12]) + (" ..." if len(ly.lost) > 12 else ""))
+    if any(ly.id in ("memory", "user-profile") for ly in report.included()):
+        # issue 22 QA: a poisoned entry was shown as "loaded" here with no word that nothing audited it
+        out.append("")
+        out.append("note: the memory entries are in this prompt as Hermes loads them; `hermes-audit memory` audits them "
+                   "(this dry run reports only what Hermes blocks and how the prompt is built)")
     if findings:
         out.append("")
         out.append("Findings:")
