@@ -292,3 +292,18 @@ def test_a_file_cut_only_by_the_chains_second_cut_says_so(tmp_path):
     assert res.exit_code == 0, res.output
     assert res.output.count("loaded whole into its section; the joined AGENTS.md chain is cut to the cap") == 2
     assert "loaded, cut to the cap" not in res.output
+
+
+def test_019_in_a_subdirectory_says_the_parent_agents_md_is_not_read(tmp_path):
+    """Issue 22 QA: 0.19 in a subdirectory said "no project context file has any content" although
+    ../../AGENTS.md has text, and scan's HA604 said to merge it "into the file Hermes loads" (none loads)."""
+    r, home = _chain(tmp_path, 10, 10)
+    (r / "sub" / "AGENTS.md").unlink()
+    (r / "sub" / "deep").mkdir()
+    res = run("context", "--cwd", str(r / "sub" / "deep"), "--hermes-home", str(home), "--hermes-version", "0.19")
+    assert "(1 in parent directories not read)" in res.output
+    res = run("scan", "--cwd", str(r / "sub" / "deep"), "--hermes-version", "0.19", "--format", "json", str(r))
+    import json as _json
+
+    ha604 = [f for f in _json.loads(res.output)["findings"] if f["rule_id"] == "HA604"]
+    assert ha604 and "Start the session in the directory that holds this AGENTS.md" in ha604[0]["fix"]

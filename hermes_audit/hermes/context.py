@@ -1167,7 +1167,11 @@ class _Sim:
                    else f"{u.display}: {u.reason}" if u.reason else f"{u.display} cannot be predicted")
             self.r.winner_reason = f"undetermined: {why}"
         else:
-            self.r.winner_reason = "no project context file has any content; the block holds no project section"
+            ignored = [e for e in self.r.entries if e.status == IGNORED and "session directory only" in (e.reason or "")]
+            self.r.winner_reason = (
+                "no project context file that this Hermes reads from the session directory has any content "
+                f"({len(ignored)} in parent directories not read); the block holds no project section" if ignored else
+                "no project context file has any content; the block holds no project section")
 
     # -- SOUL.md -----------------------------------------------------------
     def soul(self, home: str, manifest: Optional[dict], read_root: Optional[str]) -> SoulReport:
@@ -1662,7 +1666,12 @@ def loading_issues(report: ContextReport, ceiling: Optional[ContextReport] = Non
                                             f"{e.display} never loads: {w.display}, a .hermes.md in a parent directory, "
                                             "wins over every other context file of this directory", severity=sev))
                     continue
-            out.append(LoadingIssue(R_SHADOWED, e, *span, f"{e.display} never loads: {e.reason}"))
+            parent_only = e.status == IGNORED and "session directory only" in (e.reason or "")
+            out.append(LoadingIssue(
+                R_SHADOWED, e, *span, f"{e.display} never loads: {e.reason}",
+                # issue 22 QA: nothing loads instead of it, so "merge into the file Hermes loads" pointed nowhere
+                fix=("Start the session in the directory that holds this AGENTS.md, or give the session directory "
+                     "its own AGENTS.md (this Hermes reads no parent directory's)") if parent_only else None))
     # truncation
     secs = list(report.sections) + ([report.merged] if report.merged is not None else [])
     for sec in secs:
