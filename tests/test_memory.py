@@ -474,3 +474,17 @@ def test_memory_entry_preview_masks_secrets(tmp_path):
     (tmp_path / "memories" / "MEMORY.md").write_text(f"Token {token} for github\n")
     out = CliRunner().invoke(cli, ["memory", str(tmp_path)]).output
     assert "ghp_Abcd****" in out and token not in out
+
+
+def test_memory_takes_hermes_home_like_the_other_commands(tmp_path):
+    """Issue 22 QA: `memory --hermes-home DIR` was "No such option" while prompt, scan and profile take it."""
+    from click.testing import CliRunner
+
+    from hermes_audit.cli.main import cli
+
+    (tmp_path / "memories").mkdir()
+    (tmp_path / "memories" / "MEMORY.md").write_text("User likes tea\n")
+    r = CliRunner().invoke(cli, ["memory", "--hermes-home", str(tmp_path)])
+    assert r.exit_code == 0 and "MEMORY.md" in r.output
+    r = CliRunner().invoke(cli, ["memory", "--hermes-home", str(tmp_path), str(tmp_path)])
+    assert r.exit_code == 2 and "not both" in r.output

@@ -106,8 +106,10 @@ def render_text(audit, color: bool) -> str:
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default="high", show_default=True,
               help="Exit 1 on findings at or above this severity (an entry Hermes blocks, or a store it cannot load, always fails).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+@click.option("--hermes-home", type=click.Path(path_type=Path, file_okay=False, readable=False), default=None,
+              help="The Hermes home, as the other commands take it (the same as naming it as PATHS).")
 def memory(paths, profile_name, hermes_version, target, memory_limit, user_limit, render, fmt, output, select,
-           ignore, min_severity, fail_on, color) -> None:
+           ignore, min_severity, fail_on, color, hermes_home=None) -> None:
     """Audit Hermes' memory stores (memories/MEMORY.md and memories/USER.md).
 
     PATHS is a Hermes home (default: $HERMES_HOME, else ~/.hermes), a
@@ -123,6 +125,10 @@ def memory(paths, profile_name, hermes_version, target, memory_limit, user_limit
     (a FIFO), 2 usage or input error, 3 incomplete.
     """
     hermes_version = default_hermes_version(hermes_version)
+    if hermes_home is not None:  # issue 22 QA: `prompt`, `scan` and `profile` take --hermes-home; so does memory
+        if paths:
+            raise CliError("give the Hermes home as PATHS or as --hermes-home, not both")
+        paths = (hermes_home,)
     # start-up time: a command (and a report format) imports only what it runs
     from hermes_audit.patterns.catalog import CatalogError
     from hermes_audit.findings import Severity
