@@ -356,3 +356,15 @@ def test_tilde_is_expanded_after_normalisation(tmp_path):
     for v in ("0.19", "latest"):
         r = simulate_hints(w, [_read("./~/w/a/x.py")], get_profile(v), scanner_for(cat.parity, v), home=str(home))
         assert r.calls[0].text and "a/AGENTS.md" in r.calls[0].text, v
+
+
+def test_hints_all_without_hint_files_says_so(tmp_path):
+    """Issue 22 QA: `hints --all` on a tree with no hint file printed blank lines and "0 hints in 0 of 0 calls"."""
+    from click.testing import CliRunner
+
+    from hermes_audit.cli.main import cli
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "AGENTS.md").write_text("Run tests.\n")
+    r = CliRunner().invoke(cli, ["hints", "--all", "--cwd", str(tmp_path)])
+    assert r.exit_code == 0 and "No subdirectory hints" in r.output and "0 hints in 0" not in r.output

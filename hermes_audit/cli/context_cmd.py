@@ -276,6 +276,11 @@ def render_hints_text(report, show_text: bool = True) -> str:
         elif not c.hints:
             lines.append("    nothing appended")
     b = report.budget()
+    if not b["calls"]:  # issue 22 QA: an empty budget table for a tree with no hint files
+        lines.append("")
+        lines.append("No subdirectory hints: no directory below the session directory holds a file Hermes appends "
+                     "as a hint (AGENTS.md, CLAUDE.md, .cursorrules).")
+        return "\n".join(lines) + "\n"
     lines.append("")
     lines.append("Hint budget:")
     lines.append(f"  {plural(b['hints'], 'hint')} in {b['calls_with_hints']} of {plural(b['calls'], 'call')}: "
