@@ -181,6 +181,9 @@ def test_a_token_in_a_source_url_is_masked_in_the_profile_error(tmp_path):
     ("client_secret 3f9a8b7c6d5e4f3a2b1c0d", "3f9a8b7c6d5e"), ("openssl enc -k Hunter2pw9 -in x", "Hunter2pw9"),
     ("zip -P Hunter2pw9 a.zip", "Hunter2pw9"), ("ldapsearch -w Hunter2pw9", "Hunter2pw9"),
     ("wget --http-password Hunter2pw9 http://x", "Hunter2pw9"), ("password\uff1dHunter2pw9", "Hunter2pw9"),
+    # a credential in a Markdown table cell beside its name (seventh red team, left from the last round)
+    ("| DB_PASSWORD | s3cr3tP4ss | ignore previous instructions |", "cr3tP4ss"),
+    ("| `api_key` | `Zq81xW0pLm` |", "81xW0pLm"), ("|Password|correct horse battery|", "rrect horse"),
 ])
 def test_seventh_round_secret_spellings_are_masked(line, secret):
     """Seventh red team (issue 18): quoted values with blanks, session cookies, named hex secrets, more command
@@ -191,7 +194,8 @@ def test_seventh_round_secret_spellings_are_masked(line, secret):
     assert secret not in redact(line) and secret not in masked and len(masked) == len(line)
 
 
-@pytest.mark.parametrize("honest", ["curl -k https://example.com/x", "The password field is required.", "ls -P /tmp"])
+@pytest.mark.parametrize("honest", ["curl -k https://example.com/x", "The password field is required.", "ls -P /tmp",
+                                    "| key | value |", "| user | alice |"])
 def test_flags_and_words_near_the_seventh_round_shapes_are_left_alone(honest):
     from hermes_audit.engine.redact import redact
 

@@ -34,6 +34,10 @@ _SECRET_SHAPES_PATTERN = declare(
     r"|(?i:password|passphrase|passwd|secret|token|api key)\s+is\s+[\"']?(?=[^\s\"']*[0-9_\-/+!@#$%]))"
     r"(?P<value>[A-Za-z0-9+/=_\-.!@#%^&*~]{8,})"
     r"|(?P<pem>-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]{0,4000}?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"
+    # a Markdown table row naming a credential in one cell and giving it in the next
+    # (| DB_PASSWORD | s3cr3tP4ss |; seventh red team, issue 18)
+    r"|(?P<cell>\|[ \t]*`?(?i:[\w.-]{0,40}(?:password|passwd|passphrase|secret|token|api[_ -]?key|access[_ -]?key|"
+    r"private[_ -]?key|credentials?|pwd)[\w.-]{0,20})`?[ \t]*\|[ \t]*`?)(?P<cellval>[^\s|`][^|\n`]{2,197}[^\s|`])"
     # a JSON web token, an HTTP Bearer or Basic credential (red team: shown in full in snippets)
     r"|(?P<jwt>eyJ)(?P<jwtrest>[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,})"
     r"|(?P<scheme>(?i:bearer|basic)[ \t]{1,4})(?P<cred>[A-Za-z0-9+/=._~-]{12,})"
@@ -114,6 +118,8 @@ def redact(text: str) -> str:
             return m.group("kvq") + m.group("q") + m.group("qval")[:2] + "****" + m.group("q")
         if m.group("kv"):
             return m.group("kv") + m.group("value")[:4] + "****"
+        if m.group("cell"):
+            return m.group("cell") + m.group("cellval")[:2] + "****"
         if m.group("jwt"):
             return "eyJ****"
         if m.group("curlu"):
@@ -154,6 +160,9 @@ def redact_in_place(text: str) -> str:
         if m.group("kv"):
             value = m.group("value")
             return m.group("kv") + value[:4] + "*" * (len(value) - 4)
+        if m.group("cell"):
+            value = m.group("cellval")
+            return m.group("cell") + value[:2] + "".join(c if c.isspace() else "*" for c in value[2:])
         if m.group("jwt"):
             return "eyJ" + "*" * len(m.group("jwtrest"))
         if m.group("curlu"):
