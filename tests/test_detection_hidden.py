@@ -128,6 +128,8 @@ def test_quoting_inside_hidden_text_still_counts():
     f"<script type=\"text/plain\">{ORDER}</script>",
     f"[ref]: https://example.com/docs \"{ORDER}\"",
     f"[ref]: <https://example.com/docs>\n    '{ORDER}'",
+    f"See [the guide](https://example.com/docs \"{ORDER}\") first.",
+    f"![logo](logo.png '{ORDER}')",
     f"<!-- {ORDER} -->",
 ])
 def test_every_hidden_channel_is_read_like_an_html_comment(engine, tmp_path, wrapped):
@@ -144,6 +146,7 @@ def test_every_hidden_channel_is_read_like_an_html_comment(engine, tmp_path, wra
     "<script type=\"application/ld+json\">{\"@type\": \"SoftwareSourceCode\", \"name\": \"demo\"}</script>",
     "<template id=\"row\"><tr><td class=\"name\"></td><td class=\"size\"></td></tr></template>",
     "See the [guide][g].\n\n[g]: https://example.com/guide \"Read the full setup guide first\"",
+    "Read [the setup guide](https://example.com/setup \"Read the full setup guide first\") before you start.",
     "<!DOCTYPE html>\n<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
 ])
 def test_honest_code_templates_and_link_titles_stay_quiet(engine, honest):
@@ -162,6 +165,10 @@ def test_channels_are_found_in_order_without_overlap():
         ("comment", "a"), ("processing-instruction", "b"), ("cdata", "c"), ("declaration", "d"),
         ("declaration", "e"), ("template", "f<!-- g -->"), ("style", "h"), ("script", "i"), ("link-title", "j"),
     ]
+    # an inline link's title is a channel of its own (issue 18), but not inside code or inside another channel
+    inline = "[a](/u \"k\") `[b](/v \"no\")` <!-- [c](/w \"no\") --> ![d](e.png 'l')"
+    assert [(c.kind, inline[c.body_start:c.body_end]) for c in channels(inline)] == [
+        ("inline-link-title", "k"), ("comment", " [c](/w \"no\") "), ("inline-link-title", "l")]
     assert all(a.end <= b.start for a, b in zip(found, found[1:]))
     # unclosed channels run to the end of the text, as a browser hides the rest
     assert [(c.kind, c.end) for c in channels("x <template> rest")] == [("template", 17)]

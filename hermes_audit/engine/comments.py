@@ -9,8 +9,9 @@ channels :func:`channels` finds (issue 18): processing instructions
 passes through as raw HTML; the content of ``<template>`` elements; comments
 inside ``<style>`` and ``<script>`` (and the whole body of a ``<script>`` whose
 ``type`` is not JavaScript, which is inert data); and the title of a Markdown
-link reference definition (``[ref]: https://example.com "title"``), never shown
-in the text. The detector finds every channel in linear time (an unclosed
+link reference definition (``[ref]: https://example.com "title"``) or of an
+inline link or image (``[text](https://example.com "title")``), never shown in
+the text (a tooltip at most). The detector finds every channel in linear time (an unclosed
 ``<!--`` hides the rest of the file when rendered, so it runs to the end of the
 text; so do an unclosed ``<template>``, ``<style>`` and ``<script>``), de-obfuscates
 the channel's text (:mod:`hermes_audit.engine.deobfuscate`) and reports the
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import heapq
 import re
 from typing import Any, Iterator, NamedTuple, Optional
 
@@ -99,6 +101,7 @@ CHANNELS = {
     "script": "comment in <script>",
     "script-data": "<script> data block",
     "link-title": "link reference title",
+    "inline-link-title": "link title",
 }
 
 #: Where a channel may open: ``<!--``, ``<?``, ``<![CDATA[``, ``<!x`` (a bogus comment), ``</`` not followed by a
@@ -113,6 +116,12 @@ _LINK_LINE = re.compile(r"^[ ]{0,3}(\[)(?!\^)(?=[^\]\n]{1,999}\]:)", re.M)
 _LINK_DEF = re.compile(
     r"[^\]\n]{1,999}\]:[ \t]*(?:<[^<>\n]{0,2000}>|[^\s<>]{1,2000})(?:[ \t]{1,50}|[ \t]{0,50}\n[ \t]{0,50})"
     r"(?:\"([^\"\n]{1,2000})\"|'([^'\n]{1,2000})'|\(([^()\n]{1,2000})\))[ \t]*(?:\n|\Z)"
+)
+#: An inline link's or image's destination and title after its ``](``: ``(url "title")``, ``'title'`` or
+#: ``(title)`` (CommonMark, section 6.3; a title spanning lines is not looked for).
+_INLINE_TITLE = re.compile(
+    r"\]\([ \t]{0,50}(?:<[^<>\n]{0,2000}>|[^\s()<>]{1,2000})[ \t]{1,50}"
+    r"(?:\"([^\"\n]{1,2000})\"|'([^'\n]{1,2000})'|\(([^()\n]{1,2000})\))[ \t]{0,50}\)"
 )
 #: The end of an element's start tag.
 _TAG_END = re.compile(r"[^<>]{0,2000}>")
@@ -168,6 +177,35 @@ def _in_code(code: list[tuple[int, int]], starts: list[int], pos: int) -> bool:
 def channels(text: str, code: Optional[list[tuple[int, int]]] = None) -> Iterator[Channel]:
     """Every hidden-text channel of ``text`` (see the module docstring), in order; linear in the length of
     the text.
+
+    The channels of :func:`_block_channels` and the titles of inline links and images outside code and
+    outside those channels (``[text](url "title")``; issue 18, left by the seventh red team), merged by start.
+    """
+    if code is None and "](" in text:
+        code = code_spans(text)
+    inline = _inline_titles(text, code) if "](" in text else iter(())
+    covered = -1  # the end of the furthest block channel yielded (an inline title inside it is its text)
+    for c in heapq.merge(_block_channels(text, code), inline, key=lambda c: c.start):
+        if c.kind == "inline-link-title":
+            if c.start < covered:
+                continue
+        else:
+            covered = max(covered, c.end)
+        yield c
+
+
+def _inline_titles(text: str, code: Optional[list[tuple[int, int]]]) -> Iterator[Channel]:
+    """The titles of inline links and images in ``text`` that do not lie in code, in order."""
+    merged, starts = _code_starts(text, code)
+    for m in _INLINE_TITLE.finditer(text):
+        if _in_code(merged, starts, m.start()):
+            continue
+        g = next(i for i in (1, 2, 3) if m.group(i) is not None)
+        yield Channel(m.start(g) - 1, m.end(g) + 1, m.start(g), m.end(g), "inline-link-title")
+
+
+def _block_channels(text: str, code: Optional[list[tuple[int, int]]] = None) -> Iterator[Channel]:
+    """The channels of ``text`` but inline link titles, in order; linear in the length of the text.
 
     ``code``: the fenced blocks and inline code spans of ``text`` (``(start, end)`` ascending,
     :func:`hermes_audit.engine.code_regions.code_spans`; found here when not given). Markup that opens inside code
@@ -289,7 +327,7 @@ def detect_html_comments(text: str, params: dict) -> Iterator[DetectorHit]:
     from hermes_audit.engine.deobfuscate import deobfuscate
 
     pattern = params.get("pattern")
-    if not pattern or ("<" not in text and "]:" not in text):
+    if not pattern or ("<" not in text and "]:" not in text and "](" not in text):
         return
     wanted = params.get("channels")
     kinds = frozenset(wanted) if isinstance(wanted, (list, tuple)) else None
