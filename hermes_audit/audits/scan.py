@@ -496,8 +496,7 @@ def unaudited_injection(read) -> Optional[str]:
 def _profile_label(profile) -> str:
     """``0.15, releases 0.15.0-0.17.0`` for a profile that models several releases, else its name: a
     release given to ``--hermes-version`` (``0.17.0``) then shows which profile answered for it."""
-    rel = list(profile.releases)
-    return f"{profile.name}, releases {rel[0]}-{rel[-1]}" if len(rel) > 1 else profile.name
+    return f"{profile.name}, releases {profile.release_range}" if len(profile.releases) > 1 else profile.name
 
 
 def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Catalog] = None) -> ScanResult:

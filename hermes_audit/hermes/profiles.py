@@ -138,6 +138,12 @@ class VersionProfile:
         return set(SIMULATIONS) <= set(self.simulations)
 
     @property
+    def release_range(self) -> str:
+        """``0.15.0-0.17.0`` (first and last release), ``0.19.0`` (one), ``""`` (``latest``)."""
+        rel = self.releases
+        return "" if not rel else rel[0] + ("-" + rel[-1] if len(rel) > 1 else "")
+
+    @property
     def hermes_release(self) -> Optional[str]:
         """The one release the profile stands for (what ``hermes_requires`` is checked against), else ``None``."""
         return self.releases[0] if len(self.releases) == 1 else None
@@ -296,8 +302,8 @@ def supported_text() -> str:
     """``latest, 0.19 (0.19.0), 0.18 (0.18.0-0.18.2), ...`` for messages."""
     parts = []
     for n in VERSIONS:
-        rel = PROFILES[n].releases
-        parts.append(n if not rel else f"{n} ({rel[0]}{'-' + rel[-1] if len(rel) > 1 else ''})")
+        span = PROFILES[n].release_range
+        parts.append(f"{n} ({span})" if span else n)
     return ", ".join(parts) + ", auto"
 
 

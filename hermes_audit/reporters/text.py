@@ -42,14 +42,21 @@ def _style(s: str, color: Optional[str], enabled: bool, bold: bool = False) -> s
 _source_excerpt = source_excerpt
 
 
+def plain_word(result) -> str:
+    """The verdict word of a file Hermes lets through: ``loaded`` where the session is modelled for the run's
+    version, ``passes`` where it is not (Hermes' scan lets the file through; whether the session loads it whole,
+    shadowing and truncation, is not modelled)."""
+    return "loaded" if getattr(result, "session_modelled", True) else "passes"
+
+
 def display_status(result) -> dict[str, str]:
     """``{path: word}`` for the verdict table: the Hermes status (``loaded``, ``blocked``, ``warned``,
     ``skipped``), except that a ``loaded`` file with a shadowing finding is ``shadowed`` and one with a
     truncation finding ``truncated`` (see :data:`_LOADING_WORD`; shadowed wins)."""
     words = {fr.document.path: fr.verdict.status for fr in result.files}
-    if not getattr(result, "session_modelled", True):
-        # Hermes' scan lets the file through; whether the session loads it whole is not modelled for this version
-        return {p: ("passes" if w == "loaded" else w) for p, w in words.items()}
+    plain = plain_word(result)
+    if plain != "loaded":
+        return {p: (plain if w == "loaded" else w) for p, w in words.items()}
     for f in result.findings:
         word, now = _LOADING_WORD.get(f.rule_id), words.get(f.path)
         if word and (now == "loaded" or (now == "truncated" and word == "shadowed")):
@@ -123,13 +130,13 @@ def render(result, color: bool = False, show_source: bool = True, include_suppre
         counts: dict[str, int] = {}
         for w in words.values():
             counts[w] = counts.get(w, 0) + 1
-        plain = "loaded" if getattr(result, "session_modelled", True) else "passes"
+        plain = plain_word(result)
         listed = [fr for fr in result.files
                   if show_files or words[fr.document.path] != plain or fr.verdict.message]
         n = len(result.files)
         count = ", ".join(f"{c} {w}" for w, c in sorted(counts.items(), key=lambda kv: (kv[0] != plain, kv[0])))
         hidden = "" if show_files or len(listed) == n else " (--verbose lists every file)"
-        if plain == "passes":  # Hermes' scan lets it through; whether the session loads it whole is unknown
+        if plain != "loaded":  # see plain_word
             hidden = "; passes = not blocked: shadowing and truncation are not modelled for this version" + hidden
         label = result.hermes_label or result.hermes_version
         out.append(_style(f"Hermes verdicts ({label}): {n} file{'s' if n != 1 else ''}: {count}{hidden}",
