@@ -16,6 +16,29 @@ match (tested automatically). `hermes-audit explain CODE` prints a rule's docume
 Hermes' own skills guard, from `rules/skills-guard.yaml`, which `profile` reports). The table below is
 generated from `rules/` (`hermes-audit rules --format markdown`; a test keeps it in sync), and one section
 per rule follows it.
+
+### Rule file schema
+
+A rule file is a mapping with `family` (kebab-case, the family of every rule in it) and `rules`, a list of
+rules. Loading (`hermes_audit/patterns/catalog.py`) refuses, naming the file and the rule, any key not listed
+here, a pattern that does not compile, a code or name already used, and a YAML tag, alias bomb or file over 2
+MiB. `rules/hermes-parity.yaml` (Hermes' own catalogs, per version) has a schema of its own, described in it.
+
+| key | required | meaning |
+|---|---|---|
+| `code` | yes | `HA101`: `H`, a letter, three digits; unique in the catalog |
+| `name` | yes | kebab-case, unique (`instruction-override`) |
+| `title`, `message`, `help` | yes | the rule's one line, its finding message (`{match}` and a detector's fields are filled in), and its documentation in Markdown (what it finds, why it matters, an example, the fix) |
+| `severity`, `confidence` | yes | `info`, `low`, `medium`, `high`, `critical`; `low`, `medium`, `high` |
+| `pattern` / `patterns` | one of these or `detector` | regular expressions (the `regex` module), run under a deadline |
+| `flags` | no | of `ignorecase` (the default when none is given), `multiline`, `dotall` |
+| `view` | no | the text the patterns read: `raw` (default), `nfkc`, `deobfuscated`, `decoded` |
+| `detector`, `params` | one of these or patterns | a built-in detector by name and its parameters (patterns in `params` are data too) |
+| `kinds` | no | the document kinds the rule reads: `all` (default), a group (`context`, `soul`, `memory`, `skill`, `distribution`) or a kind |
+| `examples` | yes | `match` and `no_match`: lists of texts the rule must and must not find (tests/test_catalog.py) |
+| `fix`, `references` | no | the fix line of a finding; links |
+| `demote_in_examples` | no | `true` (default): a match that the text presents as an example, a quote or a negation is graded down (docs/detection.md) |
+| `yields_to` | no | codes of rules that say more about the same text: this rule's finding is dropped where a finding of one of them covers its span in the same file (HA305 yields to HA301 on one comment) |
 """
 
 

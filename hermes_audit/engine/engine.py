@@ -23,7 +23,7 @@ from hermes_audit.engine.detectors import DETECTORS
 from hermes_audit.engine.finding import _format, _rule_like, judge, make_finding
 from hermes_audit.findings import DetectorHit
 from hermes_audit.patterns.normalize import MappedText, nfkc
-from hermes_audit.engine.overlap import merge_overlapping
+from hermes_audit.engine.overlap import drop_yielding, merge_overlapping
 from hermes_audit.engine.redact import redact
 from hermes_audit.findings import Finding, Severity
 from hermes_audit.patterns.prefilter import (
@@ -435,6 +435,7 @@ class Engine:
                 result.errors.append(EngineError(rule.code, doc.path, f"rule {rule.code} failed: {type(exc).__name__}: {exc}"))
         # one finding per rule per overlapping region (QA: duplicate findings), before the per-rule cap note
         result.findings = merge_overlapping(result.findings, doc, self.rules)
+        result.findings = drop_yielding(result.findings, self.rules)
         for code, n in capped.items():
             if n > MAX_FINDINGS_PER_RULE:
                 last = [f for f in result.findings if f.rule_id == code][-1]

@@ -92,6 +92,9 @@ class Rule:
     detector: Optional[str] = None
     params: dict = field(default_factory=dict)
     demote_in_examples: bool = True
+    #: codes of rules that say more about the same text: a finding of this rule whose span a finding of one of
+    #: them covers, in the same file, is dropped (HA305 "imperative in a comment" beside HA301 on that comment)
+    yields_to: tuple[str, ...] = ()
     # parity only
     hermes_id: Optional[str] = None
     scope: Optional[str] = None
@@ -434,7 +437,7 @@ def _load_audit_file(path: Path, data: Any = None) -> list[Rule]:
         known = {
             "code", "name", "title", "severity", "confidence", "kinds", "patterns", "pattern", "flags",
             "view", "detector", "params", "message", "help", "fix", "references", "examples",
-            "demote_in_examples",
+            "demote_in_examples", "yields_to",
         }
         unknown = set(raw) - known
         if unknown:
@@ -478,6 +481,7 @@ def _load_audit_file(path: Path, data: Any = None) -> list[Rule]:
             examples_match=m, examples_no_match=n, patterns=pats,
             compiled=[_compile_audit(path, rid, p, flags) for p in pats], view=view,
             detector=detector, params=params, demote_in_examples=bool(raw.get("demote_in_examples", True)),
+            yields_to=tuple(_str_list(path, rid, raw, "yields_to")),
         )
         out.append(rule)
     return out
@@ -486,12 +490,12 @@ def _load_audit_file(path: Path, data: Any = None) -> list[Rule]:
 _CACHE: dict[str, Catalog] = {}
 
 #: Shape of the on-disk catalog cache; part of its key.
-_CACHE_FORMAT = 6
+_CACHE_FORMAT = 7
 #: Fields of :class:`Rule` stored in the cache as they are (``severity``/``confidence`` by name; the compiled
 #: patterns are rebuilt lazily from ``patterns``/``version_patterns``).
 _RULE_FIELDS = ("code", "name", "family", "title", "message", "help", "kinds", "source", "fix", "references",
                 "examples_match", "examples_no_match", "patterns", "view", "detector", "params",
-                "demote_in_examples", "hermes_id", "scope", "version_patterns", "examples_except")
+                "demote_in_examples", "hermes_id", "scope", "version_patterns", "examples_except", "yields_to")
 
 
 def _cache_key(raw: dict[str, bytes]) -> str:
@@ -756,6 +760,11 @@ def load_catalog(rules_dir: Optional[Path] = None) -> Catalog:
                 if k in seen:
                     raise CatalogError(f"invalid rule file {r.source}, rule {r.code}: '{k}' is already used in {seen[k]}")
                 seen[k] = r.source
+        for r in rules:
+            bad = [c for c in r.yields_to if c == r.code or seen.get(c) is None]
+            if bad:
+                raise CatalogError(f"invalid rule file {r.source}, rule {r.code}: 'yields_to' names "
+                                   f"{', '.join(bad)}, not another rule of the catalog")
         cat = Catalog(rules, parity, files)
         if not _write_cache(digest, cat):
             _CACHE[key] = cat
