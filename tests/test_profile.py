@@ -644,3 +644,21 @@ def test_ordinary_mcp_servers_stay_safe(tmp_path, server):
     (tmp_path / "config.yaml").write_text(f"mcp_servers: {server}\n")
     r = CliRunner().invoke(cli, ["profile", str(tmp_path)])
     assert "HA741" not in r.output, r.output
+
+
+def test_ordinary_credentials_are_one_finding_and_wide_reach_ones_one_each(tmp_path):
+    """Issue 22 (new users): five info lines for five optional keys were noise. The ordinary credentials are
+    listed in one info finding; a credential with wide reach keeps its own medium finding."""
+    from hermes_audit.findings import Severity
+
+    root = write_tree(tmp_path / "d", {
+        "distribution.yaml": "name: demo\nversion: 1.0.0\nenv_requires:\n  - name: OPENAI_API_KEY\n"
+                             "  - name: SLACK_BOT_TOKEN\n    required: false\n  - name: NOTION_TOKEN\n    required: false\n"
+                             "  - name: AWS_SECRET_ACCESS_KEY\n  - name: LOG_LEVEL\n",
+        "SOUL.md": "Be kind.\n"})
+    rep = audit_distribution(root, ProfileOptions())
+    got = [f for f in rep.findings if f.rule_id == "HA754"]
+    assert sorted(f.severity for f in got) == [Severity.INFO, Severity.MEDIUM]
+    info = next(f for f in got if f.severity == Severity.INFO)
+    assert ("OPENAI_API_KEY (required), SLACK_BOT_TOKEN (optional) and NOTION_TOKEN (optional), 3 credentials in all"
+            in info.message) and "LOG_LEVEL" not in info.message

@@ -730,18 +730,26 @@ def detect_distribution_manifest(text: str, params: dict) -> Iterator:
         return
     data = read.data
     if check == "env-secrets" and read.manifest is not None:
+        plain = []  # ordinary credentials: one finding for all of them (issue 22: a line each was noise)
         for req in read.manifest.env_requires:
             if not _SECRET_NAME.search(req.name):
                 continue
-            sensitive = bool(_SENSITIVE_SECRETS.match(req.name))
-            why = f" ({'required' if req.required else 'optional'}"
-            if req.description:
-                why += f": {req.description[:80]}"
-            why += ")"
-            if sensitive:
-                why += "; a credential with wide reach: give it a narrowly scoped one"
-            yield _hit(_locate(text, req.name), {"name": req.name, "why": why},
-                       Severity.MEDIUM if sensitive else None)
+            need = "required" if req.required else "optional"
+            if not _SENSITIVE_SECRETS.match(req.name):
+                plain.append((req, need))
+                continue
+            why = f" ({need}" + (f": {req.description[:80]}" if req.description else "") + ")"
+            why += "; a credential with wide reach: give it a narrowly scoped one"
+            yield _hit(_locate(text, req.name), {"name": req.name, "why": why}, Severity.MEDIUM)
+        if len(plain) == 1:
+            req, need = plain[0]
+            why = f" ({need}" + (f": {req.description[:80]}" if req.description else "") + ")"
+            yield _hit(_locate(text, req.name), {"name": req.name, "why": why})
+        elif plain:
+            names = [f"{req.name} ({need})" for req, need in plain[:12]]
+            listed = ", ".join(names[:-1]) + (f", {names[-1]}" if len(plain) > 12 else f" and {names[-1]}")
+            more = f" and {len(plain) - 12} more" if len(plain) > 12 else ""
+            yield _hit(_locate(text, plain[0][0].name), {"name": listed + more, "why": f", {len(plain)} credentials in all"})
     elif check == "owned-path" and isinstance(data, dict) and isinstance(data.get("distribution_owned"), list):
         for raw in data["distribution_owned"]:
             p = str(raw).strip()
