@@ -38,6 +38,7 @@ MiB. `rules/hermes-parity.yaml` (Hermes' own catalogs, per version) has a schema
 | `examples` | yes | `match` and `no_match`: lists of texts the rule must and must not find (tests/test_catalog.py) |
 | `fix`, `references` | no | the fix line of a finding; links |
 | `demote_in_examples` | no | `true` (default): a match that the text presents as an example, a quote or a negation is graded down (docs/detection.md) |
+| `code_performs` | no | `false` (default). `true`: a shell command of the rule inside inline code keeps its full severity unless its sentence, its line or the line that introduces its list describes or forbids it ("attackers hide `...`", "never run `...`"); set on secret exfiltration (HA401), SSH-key persistence (HA503) and reverse shells (HA504) |
 | `yields_to` | no | codes of rules that say more about the same text: this rule's finding is dropped where a finding of one of them covers its span in the same file (HA305 yields to HA301 on one comment) |
 """
 

@@ -369,7 +369,8 @@ class Engine:
 
                                 examples = ExampleSpans(text)  # issue 8: markdown is imported on the first hit
                             judged = judge(text, examples, h.start, h.end,
-                                           sev if sev is not None else rule.severity, rule.confidence)
+                                           sev if sev is not None else rule.severity, rule.confidence,
+                                           rule.code_performs)
                             if judged is None:
                                 continue  # the text forbids it
                             sev, conf, note = judged
@@ -423,7 +424,7 @@ class Engine:
                                 from hermes_audit.engine.markdown import ExampleSpans
 
                                 examples = ExampleSpans(text)  # issue 8: markdown is imported on the first hit
-                            judged = judge(text, examples, s, e, sev, conf)
+                            judged = judge(text, examples, s, e, sev, conf, rule.code_performs)
                             if judged is None:
                                 continue  # the text forbids it (hermes_audit.engine.negation)
                             sev, conf, note = judged

@@ -82,7 +82,7 @@ def _demote(c: Confidence) -> Confidence:
 
 
 def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severity,
-          conf: Confidence) -> Optional[tuple[Severity, Confidence, str]]:
+          conf: Confidence, code_performs: bool = False) -> Optional[tuple[Severity, Confidence, str]]:
     """Severity, confidence and message note of a prose match ``[start, end)`` of ``text`` (a rule with
     ``demote_in_examples``), decided by the shared negation and quotation models.
 
@@ -93,6 +93,9 @@ def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severi
       or at low when the text labels it as an attack or a prohibited request
       (:func:`hermes_audit.engine.negation.labelled_example`); confidence one lower;
     * otherwise unchanged, with an empty note. Quoted examples are never silenced.
+
+    ``code_performs``: the rule's flag (issue 18, round 8): inline code counts as an example only when the text
+    around it presents it as one (:meth:`~hermes_audit.engine.markdown.ExampleSpans.describes`).
     """
     # start-up time: the Markdown example spans grade a hit; a clean scan has none; the negation model grades a hit;
     # a clean scan has none
@@ -101,7 +104,7 @@ def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severi
 
     if forbidden(text, start, end):
         return None
-    why = examples.describes(start, end)
+    why = examples.describes(start, end, code_performs)
     if not why:
         return sev, conf, ""
     label = labelled_example(text, start)

@@ -20,7 +20,16 @@ introduced on its sentence by a verb that runs it ("Run `cmd`", "then
 execute `cmd`", "运行 `cmd`", "выполни `cmd`"; or followed by one in the
 languages that put the verb last: "`cmd` を実行して", "`cmd`를 실행하세요")
 with no negation before it ("never run `cmd`", "不要运行 `cmd`" stay
-descriptions). Nor do two kinds of quoting that a reader of the rendered file
+descriptions). Since issue 18 (round 8) a shell command in inline code also
+performs when its sentence hands it over by other means: an imperative
+opening ("Install the toolchain with `cmd`", "Before you start, sync it using
+`cmd`"), a label or lead-in colon ("Setup: `cmd`"), "with"/"using"/"via" at
+its end, or a standing trigger ("Always start with `cmd`"), unless the
+sentence, its labels or its list's lead-in present it as an example, an
+attack, a hypothesis or a report ("for example", "an attacker might run",
+"the scanner reports", "Examples of persistence tricks:"). Rules with
+``code_performs`` (HA401, HA503, HA504) take any inline code as performing
+unless the text around it presents it so. Nor do two kinds of quoting that a reader of the rendered file
 cannot take for an example (issue 18): a block quote or a quoted string that is
 itself an order to the agent to run something, with a trigger ("> Before every
 commit, run curl ... | sh", ``run "curl ... | sh" before every commit``), when
@@ -154,7 +163,9 @@ def _inline_performs(text: str, start: int, end: int) -> bool:
     m = _SENTENCE_BREAK.match(prefix)
     sentence = prefix[m.end():] if m else prefix
     if _RUN_INLINE.search(sentence) is not None:
-        return negation_before(text, start) is None and _NEGATED_AFTER.match(text, end) is None
+        # issue 18 (round 8): "an attacker might run `...`", "for example, run `...`" describe
+        return negation_before(text, start) is None and _NEGATED_AFTER.match(text, end) is None and \
+            _HYPOTHETICAL.search(sentence) is None
     # issue 22 QA: a shell command that touches a secret, handed over by a standing trigger ("Always finish a
     # session with `...`", "the last step of every task is `...`") or by a lead-in colon ("Session end: `...`"),
     # performs too, unless the sentence presents it as an example, an attack or a prohibition
@@ -163,8 +174,123 @@ def _inline_performs(text: str, start: int, end: int) -> bool:
             _SHELL_COMMAND.match(body) is not None and _SECRET_REF.search(body) is not None and \
             _EXAMPLE_INTRO.search(sentence) is None:
         return negation_before(text, start) is None and _NEGATED_AFTER.match(text, end) is None
+    # issue 18 (round 8): a shell command handed over by an imperative sentence ("Install the toolchain with
+    # `...`", "Debug with `...`"), a label ("Setup: `...`") or a standing trigger ("Always start with `...`")
+    # performs, unless the sentence presents it as an example, an attack, a hypothesis or a prohibition
+    if _hands_over(sentence) and _SHELL_COMMAND.match(body) is not None and not _presented_as_example(text, start):
+        return _NEGATED_AFTER.match(text, end) is None
     # issue 19: "`...` を実行してください", "`...`를 실행하세요", "`...` चलाएँ", "`...` را اجرا کنید"
     return _RUN_AFTER.match(text, end) is not None and negation_before(text, start) is None
+
+
+#: Words that open a sentence (or a clause after a comma) without ordering anything: articles, pronouns,
+#: subordinators, auxiliaries and prepositions. "If ...", "When ...", "To ..." lead into a clause; the clause
+#: after their comma is looked at instead.
+_NOT_AN_ORDER = frozenset(
+    "a an the this that these those it its we you i they he she one our your my their his her some many most all "
+    "any each every no none if when while where whenever because since although though as there here what which "
+    "who whom whose how why is are was were be been being do does did can could would should may might must shall "
+    "will not never nor or and but yet for of in on at to from by with without about after before until unless "
+    "than into onto via per like such example examples e.g i.e note warning tip caution".split())
+#: Words skipped before the first word of an order ("Please install ...", "Then debug with ...", "Simply run").
+_ORDER_SKIP = frozenset("please then next now first finally also just simply lastly afterwards second third so".split())
+#: Endings of words that are not the base form of a verb: plurals and third persons ("Attackers", "Hermes runs"),
+#: participles and gerunds ("Used by", "Running `...` is"), nouns ("Installation", "Deployment", "Quality").
+_NOT_A_VERB_END = _compile(r"(?:[^s]s|ed|ing|ion|ment|ness|ity|ism|ist|ists|'s)\Z", re.I)
+_WORDS = _compile(r"[A-Za-z][A-Za-z'.]*")
+#: A sentence that ends by handing the code after it over: a label or lead-in colon ("Setup:", "Step 2:"), or
+#: "with" / "using" / "via" ("Install the toolchain with `...`", "Sync the keys using `...`").
+_HANDOVER_END = _compile(r"(?::|\b(?:with|using|via|through|by[ \t]+running))[ \t*_]{0,4}\Z", re.I)
+#: Words on a sentence that present the code after them as an example, an attack, a hypothesis or someone else's
+#: words ("an attacker might run", "a red flag:", "the wrong way:"), besides :data:`_EXAMPLE_INTRO`.
+_HYPOTHETICAL = _compile(
+    r"\b(?:might|could|would|wrong|incorrect|anti-?patterns?|vulnerab\w*|exploit\w*|backdoor\w*|exfiltrat\w*|"
+    r"steal\w*|stolen|hack\w*|hijack\w*|abus\w*|hostile|harmful|compromis\w*|threat[ \t]+actors?|"
+    r"e\.g\.|for[ \t]+(?:example|instance)|such[ \t]+as|attack\w*|malicious|adversar\w*|"
+    # a sentence about what a tool or a text does with the command: "The scanner reports `...`"
+    r"reports|reported|mentions|mentioned|describes|described|explains|explained|documents|documented|shows|"
+    r"shown|lists|listed|catches|caught|finds|found|matches|matched|recogni[sz]es|recogni[sz]ed|thefts?|"
+    r"scann?(?:er|ers|ed|s)|threats?|injections?|detections?)(?!\w)"
+    # the same labels in Chinese, Japanese and Korean (no word boundaries): theft, leak, attack, threat, scan
+    r"|窃取|竊取|盗取|盜取|泄露|洩露|外泄|攻击|攻擊|威胁|威脅|注入|恶意|惡意|扫描|掃描|检测|檢測"
+    r"|攻撃|脅威|悪意|窃盗|漏洩|スキャン|検出|공격|위협|악성|탈취|유출|탐지|검사",
+    re.I,
+)
+
+
+def _imperative(clause: str) -> bool:
+    """True when ``clause`` (a sentence, list markers and emphasis allowed before it) opens with what reads as
+    the base form of a verb: "Install ...", "Please sync ...", "Then debug ...". A heuristic: the first word
+    (after :data:`_ORDER_SKIP` words and adverbs in -ly) is neither one of :data:`_NOT_AN_ORDER` nor a word
+    with a :data:`_NOT_A_VERB_END` ending."""
+    for w in _WORDS.findall(clause[:200])[:4]:
+        low = w.lower().rstrip(".")
+        if low in _ORDER_SKIP or (low.endswith("ly") and len(low) > 4):
+            continue
+        return low not in _NOT_AN_ORDER and _NOT_A_VERB_END.search(low) is None
+    return False
+
+
+def _hands_over(sentence: str) -> bool:
+    """True when ``sentence`` (the text of its sentence before an inline code span) hands the span over to the
+    agent: a trigger ("Always ...", "Before every commit ..."), a label or lead-in colon, "with" / "using" at
+    its end, or an imperative opening (of the sentence, or of its clause after the last comma: "Before you
+    start, install it with `...`")."""
+    if _TRIGGER.search(sentence) is not None or _HANDOVER_END.search(sentence) is not None:
+        return True
+    clause = sentence[sentence.rfind(",") + 1:] if "," in sentence else sentence
+    return _imperative(sentence) or _imperative(clause)
+
+
+def _presented_as_example(text: str, start: int) -> bool:
+    """True when the text before the inline code span at ``start`` presents it as an example, an attack, a
+    hypothesis, someone else's words or a prohibition: on its sentence (:data:`_EXAMPLE_INTRO`,
+    :data:`_HYPOTHETICAL`, reported speech, a negation), or by the labels and list lead-ins of
+    :func:`hermes_audit.engine.negation.labelled_example`."""
+    line_start = text.rfind("\n", max(0, start - _RUN_WINDOW), start) + 1
+    prefix = text[max(line_start, start - _RUN_WINDOW):start]
+    m = _SENTENCE_BREAK.match(prefix)
+    sentence = prefix[m.end():] if m else prefix
+    return (_EXAMPLE_INTRO.search(sentence) is not None or _HYPOTHETICAL.search(sentence) is not None
+            or _REPORTED.search(sentence) is not None or negation_before(text, start) is not None
+            or labelled_example(text, start) is not None
+            or (_LIST_ITEM_START.match(text, line_start) is not None and _lead_in_presents(text, line_start)))
+
+
+def _lead_in_presents(text: str, line_start: int) -> bool:
+    """:func:`_lead_in_describes`, or a lead-in line that names attacks, threats or a scanner's checks in any
+    of the audit's languages (:data:`_HYPOTHETICAL`): "The scanner checks for:", "扫描器检查以下内容："."""
+    if _lead_in_describes(text, line_start):
+        return True
+    line = lead_in(text, line_start)
+    return line is not None and _HYPOTHETICAL.search(line[-_QUOTE_WINDOW:]) is not None
+
+
+#: Words after an inline code span on its sentence that name it as an attack: "`...` is a classic reverse shell".
+_LABEL_AFTER = _compile(
+    r"\b(?:attack\w*|malicious|payloads?|exploit\w*|backdoor\w*|reverse[ \t]+shells?|exfiltrat\w*|"
+    r"red[ \t]+flags?|dangerous|insecure|persistence|steal\w*)\b",
+    re.I,
+)
+
+
+def _inline_described(text: str, start: int, end: int) -> bool:
+    """True when the inline code span ``[start, end)`` is presented as an example, an attack or a prohibition:
+    by the text before it (:func:`_presented_as_example`), a negation right after it, or words on the rest of
+    its sentence that name it as an attack (:data:`_LABEL_AFTER`). Bounded: :data:`_RUN_WINDOW` characters
+    each side."""
+    if _presented_as_example(text, start) or _NEGATED_AFTER.match(text, end) is not None:
+        return True
+    after = text[end:end + _RUN_WINDOW]
+    cut = after.find("\n")
+    after = after[:cut] if cut >= 0 else after
+    m = _SENTENCE_END.search(after)
+    after = after[:m.start()] if m else after
+    return _LABEL_AFTER.search(after) is not None
+
+
+#: A list item's marker at the start of a line.
+_LIST_ITEM_START = _compile(r"[ \t]{0,12}(?:[-*+]|\d{1,3}[.)])[ \t]")
 
 
 #: Reported speech right before a match: the phrase is what someone else says, not an instruction.
@@ -459,7 +585,7 @@ class ExampleSpans:
             return found[i]
         return None
 
-    def describes(self, start: int, end: int) -> Optional[str]:
+    def describes(self, start: int, end: int, code_performs: bool = False) -> Optional[str]:
         """Why ``[start, end)`` probably describes rather than performs, or ``None``.
 
         Returns e.g. ``"inside a fenced code block"`` or
@@ -467,7 +593,10 @@ class ExampleSpans:
         block quote or quoted string that is itself an order to run something
         (:func:`_quote_instructs`), and for hidden text (:meth:`hidden`) that a
         quote or reported speech outside it surrounds: only quoting inside the
-        hidden text counts there.
+        hidden text counts there. With ``code_performs`` (a rule's
+        ``code_performs``, issue 18 round 8), ``None`` too for inline code
+        that nothing around it presents as an example, an attack or a
+        prohibition (:func:`_inline_described`).
         """
         why = self.region(start, end)
         marker = None if why else self.reported_speech(start)
@@ -486,6 +615,10 @@ class ExampleSpans:
             if r is not None and _quote_instructs(self._text, start, end, r):
                 return None
             return why
+        if why == "inside inline code" and code_performs:
+            r = self._at(start)
+            if r is not None and not _inline_described(self._text, r[0], r[1]):
+                return None
         if why:
             return why
         return f'reported speech ("{marker}")'

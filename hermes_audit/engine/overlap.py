@@ -53,7 +53,7 @@ def _regex_finding(doc: Document, rule, start: int, end: int, examples) -> Optio
     """The finding of regular-expression ``rule`` over ``[start, end)``, decided as the engine decides a match."""
     sev, conf, note = rule.severity, rule.confidence, ""
     if rule.demote_in_examples:  # forbids or describes rather than performs (the engine's judgement)
-        judged = judge(doc.text or "", examples(), start, end, sev, conf)
+        judged = judge(doc.text or "", examples(), start, end, sev, conf, rule.code_performs)
         if judged is None:  # the union is forbidden as a whole: keep the members, each decided on its own
             return None
         sev, conf, note = judged

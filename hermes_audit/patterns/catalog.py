@@ -92,6 +92,10 @@ class Rule:
     detector: Optional[str] = None
     params: dict = field(default_factory=dict)
     demote_in_examples: bool = True
+    #: issue 18 (round 8): a shell command of this rule in inline code performs unless the text around it clearly
+    #: describes or forbids it (secret exfiltration, SSH-key persistence, reverse shells): see
+    #: :meth:`hermes_audit.engine.markdown.ExampleSpans.describes`
+    code_performs: bool = False
     #: codes of rules that say more about the same text: a finding of this rule whose span a finding of one of
     #: them covers, in the same file, is dropped (HA305 "imperative in a comment" beside HA301 on that comment)
     yields_to: tuple[str, ...] = ()
@@ -437,7 +441,7 @@ def _load_audit_file(path: Path, data: Any = None) -> list[Rule]:
         known = {
             "code", "name", "title", "severity", "confidence", "kinds", "patterns", "pattern", "flags",
             "view", "detector", "params", "message", "help", "fix", "references", "examples",
-            "demote_in_examples", "yields_to",
+            "demote_in_examples", "code_performs", "yields_to",
         }
         unknown = set(raw) - known
         if unknown:
@@ -481,6 +485,7 @@ def _load_audit_file(path: Path, data: Any = None) -> list[Rule]:
             examples_match=m, examples_no_match=n, patterns=pats,
             compiled=[_compile_audit(path, rid, p, flags) for p in pats], view=view,
             detector=detector, params=params, demote_in_examples=bool(raw.get("demote_in_examples", True)),
+            code_performs=bool(raw.get("code_performs", False)),
             yields_to=tuple(_str_list(path, rid, raw, "yields_to")),
         )
         out.append(rule)
@@ -490,12 +495,12 @@ def _load_audit_file(path: Path, data: Any = None) -> list[Rule]:
 _CACHE: dict[str, Catalog] = {}
 
 #: Shape of the on-disk catalog cache; part of its key.
-_CACHE_FORMAT = 7
+_CACHE_FORMAT = 8
 #: Fields of :class:`Rule` stored in the cache as they are (``severity``/``confidence`` by name; the compiled
 #: patterns are rebuilt lazily from ``patterns``/``version_patterns``).
 _RULE_FIELDS = ("code", "name", "family", "title", "message", "help", "kinds", "source", "fix", "references",
                 "examples_match", "examples_no_match", "patterns", "view", "detector", "params",
-                "demote_in_examples", "hermes_id", "scope", "version_patterns", "examples_except", "yields_to")
+                "demote_in_examples", "code_performs", "hermes_id", "scope", "version_patterns", "examples_except", "yields_to")
 
 
 def _cache_key(raw: dict[str, bytes]) -> str:
