@@ -274,6 +274,17 @@ _LABEL_AFTER = _compile(
 )
 
 
+#: A prohibition after an inline code span on its sentence, in the languages that put the verb last and in English
+#: ("`...` を実行しないでください", "`...`를 실행하지 마세요", "`...` मत चलाओ", "`...` را اجرا نکنید", "`...` komutunu asla
+#: çalıştırma", "`...` must never be run").
+_NEGATED_VERB_AFTER = _compile(
+    r"し(?:ないで|ない|てはいけ|てはなら|ちゃだめ)|するな|禁止|지[ \t]{0,2}(?:마|말|않)|하지[ \t]{0,2}않|금지|मत|नहीं"
+    r"|نکن|نزن|نباید|\b(?:asla|sakın)\b|[cç]al[ıi][sş]t[ıi]rma(?:y[ıi]n)?(?![a-zçğıöşü])"
+    r"|\b(?:must|should|shall|may|can)[ \t]{1,3}(?:never|not)\b|\b(?:is|are)[ \t]{1,3}(?:forbidden|prohibited|not[ \t]{1,3}allowed)\b",
+    re.I,
+)
+
+
 def _inline_described(text: str, start: int, end: int) -> bool:
     """True when the inline code span ``[start, end)`` is presented as an example, an attack or a prohibition:
     by the text before it (:func:`_presented_as_example`), a negation right after it, or words on the rest of
@@ -286,7 +297,7 @@ def _inline_described(text: str, start: int, end: int) -> bool:
     after = after[:cut] if cut >= 0 else after
     m = _SENTENCE_END.search(after)
     after = after[:m.start()] if m else after
-    return _LABEL_AFTER.search(after) is not None
+    return _LABEL_AFTER.search(after) is not None or _NEGATED_VERB_AFTER.search(after[:80]) is not None
 
 
 #: A list item's marker at the start of a line.
