@@ -28,6 +28,20 @@ composed, so a match in the view still points at the raw characters:
    (Python's case-insensitive matching keeps them apart from ``i``), so
    ``İGNORE`` matches the English rules and the Turkish rules need one spelling.
 
+6. **Markdown emphasis and empty inline tags** (issue 18, round 8): the
+   rendered words, not the markup that splits them. A ``*``/``**``/``***`` or
+   ``~~`` run between two letters (``Ig*no*re``, ``ig~~no~~re``) is removed; a
+   pair of ``_``/``__``/``___`` runs around a word or a few words
+   (``_Ignore_ all _previous_``, ``__reveal__``) is removed, the opening run at
+   a line start or after a space, quote or tag and the closing one before a
+   space, quote, tag or sentence punctuation (so ``__import__(``,
+   ``getattr(__builtins__`` and ``snake_case`` stay); and a run of inline
+   HTML tags without attributes between two letters (``Ign<b></b>ore``,
+   ``Ig<i>no</i>re``, ``Ig<wbr>nore``) is removed. ``_`` is a word character
+   for the rules, so ``_Ignore_`` was not the word ``Ignore``; ``*`` and tags
+   between letters cut one word in two. Tags with attributes (``<span
+   style=...>``) stay for the hidden-markup rules.
+
 Splices *between* words (``Ignore, all previous``) are left to the rules,
 which accept any short run of punctuation as a word separator.
 
@@ -292,14 +306,46 @@ def fold_turkish_i(text: str) -> MappedText:
     return MappedText.from_edits(text, edits)
 
 
+_INLINE_TAG = (r"(?:b|i|u|s|em|strong|del|ins|mark|span|sub|sup|small|big|tt|font|q|abbr|cite|dfn|var|samp|kbd|code"
+               r"|strike|wbr)")
+#: Step 6: emphasis delimiters and attribute-less inline tags that split or wrap a word (see the module docstring).
+#: Bounded: a ``_`` pair holds at most 80 characters, a tag run at most eight tags of at most 14 characters each.
+_EMPHASIS = compile_builtin(
+    r"(?<=\p{L})(?:\*{1,3}|~~)(?=\p{L})"
+    r"|(?<=\p{L})(?:<" + _INLINE_TAG + r"[ \t]{0,2}/?>|</" + _INLINE_TAG + r"[ \t]{0,2}>){1,8}(?=\p{L})"
+    r"|(?:^|(?<=[\s*\"'>~\u201c\u2018\u00ab]))(?P<u>_{1,3})(?=\p{L})[^_\n]{0,80}?(?<=\p{L})(?P=u)"
+    r"(?=$|[\s*\"'<~\u201d\u2019\u00bb]|[.!?,;:)](?:\s|$))",
+    re.I | re.M,
+)
+#: Every character step 6 removes is one of these (issue 8: a text without any skips the step).
+_EMPHASIS_CHARS = ("*", "~~", "_", "<")
+
+
+def strip_emphasis(text: str) -> MappedText:
+    """Step 6: emphasis delimiters and empty or attribute-less inline tags that split or wrap words removed."""
+    if not any(c in text for c in _EMPHASIS_CHARS):
+        return MappedText(text, text)
+    drop: list[int] = []
+    for m in _EMPHASIS.finditer(text):
+        u = m.group("u")
+        if u is None:
+            drop.extend(range(m.start(), m.end()))
+        else:
+            drop.extend(range(m.start(), m.start() + len(u)))
+            drop.extend(range(m.end() - len(u), m.end()))
+    if not drop:
+        return MappedText(text, text)
+    return MappedText.from_edits(text, ((i, "") for i in drop))
+
+
 def deobfuscate(text: str, nfkc_view: Optional[MappedText] = None) -> MappedText:
-    """De-obfuscated view of ``text`` (steps 1-5 of the module docstring) with a map back to ``text``.
+    """De-obfuscated view of ``text`` (steps 1-6 of the module docstring) with a map back to ``text``.
 
     ``nfkc_view``: ``nfkc(text)`` when the caller has it already; it is used (not computed again) when
     step 1 changes nothing (issue 8).
     """
     view = strip_invisible(text)
-    for step in (nfkc, fold_confusables, join_letter_spacing, fold_turkish_i):
+    for step in (nfkc, fold_confusables, join_letter_spacing, fold_turkish_i, strip_emphasis):
         if step is nfkc and nfkc_view is not None and view.is_identity and view.text is text:
             nxt = nfkc_view
         else:
