@@ -309,11 +309,14 @@ def fold_turkish_i(text: str) -> MappedText:
 _INLINE_TAG = (r"(?:b|i|u|s|em|strong|del|ins|mark|span|sub|sup|small|big|tt|font|q|abbr|cite|dfn|var|samp|kbd|code"
                r"|strike|wbr)")
 #: Step 6: emphasis delimiters and attribute-less inline tags that split or wrap a word (see the module docstring).
-#: Bounded: a ``_`` pair holds at most 80 characters, a tag run at most eight tags of at most 14 characters each.
+#: Each alternative opens with its delimiter and checks what stands before it in a look-behind (the search then
+#: jumps from one delimiter to the next). Bounded: a ``_`` pair holds at most 80 characters, a tag run at most
+#: eight tags of at most 14 characters each.
 _EMPHASIS = compile_builtin(
-    r"(?<=\p{L})(?:\*{1,3}|~~)(?=\p{L})"
-    r"|(?<=\p{L})(?:<" + _INLINE_TAG + r"[ \t]{0,2}/?>|</" + _INLINE_TAG + r"[ \t]{0,2}>){1,8}(?=\p{L})"
-    r"|(?:^|(?<=[\s*\"'>~\u201c\u2018\u00ab]))(?P<u>_{1,3})(?=\p{L})[^_\n]{0,80}?(?<=\p{L})(?P=u)"
+    r"(?:\*{1,3}|~~)(?<=\p{L}(?:\*{1,3}|~~))(?=\p{L})"
+    r"|(?:<" + _INLINE_TAG + r"[ \t]{0,2}/?>|</" + _INLINE_TAG + r"[ \t]{0,2}>){1,8}(?<=\p{L}(?:<[^<>\n]{1,20}>){1,8})"
+    r"(?=\p{L})"
+    r"|(?P<u>_{1,3})(?<=(?:^|[\s*\"'>~\u201c\u2018\u00ab])_{1,3})(?=\p{L})[^_\n]{0,80}?(?<=\p{L})(?P=u)"
     r"(?=$|[\s*\"'<~\u201d\u2019\u00bb]|[.!?,;:)](?:\s|$))",
     re.I | re.M,
 )
