@@ -54,7 +54,9 @@ from typing import Optional
 
 from hermes_audit.patterns.regex_code import re_compile_builtin as _compile  # issue 8: op-codes from the catalog cache
 from hermes_audit.engine.comments import channels
-from hermes_audit.engine.negation import _DESCRIBES_LEAD_IN, labelled_example, lead_in, negated_before, negation_before
+from hermes_audit.engine.negation import (
+    _DESCRIBES_LEAD_IN, _LIST_ITEM, labelled_example, lead_in, negated_before, negation_before,
+)
 from hermes_audit.engine.code_regions import _FENCE, _INLINE, _code_candidates  # noqa: F401 (issue 18)
 from hermes_audit.findings import Severity
 
@@ -254,7 +256,7 @@ def _presented_as_example(text: str, start: int) -> bool:
     return (_EXAMPLE_INTRO.search(sentence) is not None or _HYPOTHETICAL.search(sentence) is not None
             or _REPORTED.search(sentence) is not None or negation_before(text, start) is not None
             or labelled_example(text, start) is not None
-            or (_LIST_ITEM_START.match(text, line_start) is not None and _lead_in_presents(text, line_start)))
+            or (_LIST_ITEM.match(text, line_start) is not None and _lead_in_presents(text, line_start)))
 
 
 def _lead_in_presents(text: str, line_start: int) -> bool:
@@ -299,9 +301,6 @@ def _inline_described(text: str, start: int, end: int) -> bool:
     after = after[:m.start()] if m else after
     return _LABEL_AFTER.search(after) is not None or _NEGATED_VERB_AFTER.search(after[:80]) is not None
 
-
-#: A list item's marker at the start of a line.
-_LIST_ITEM_START = _compile(r"[ \t]{0,12}(?:[-*+]|\d{1,3}[.)])[ \t]")
 
 
 #: Reported speech right before a match: the phrase is what someone else says, not an instruction.
