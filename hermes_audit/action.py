@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Optional, Sequence
 
 from hermes_audit.reporters.github import md_escape
+from hermes_audit.reporters.workflow import neutralise
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 FORMATS = ("github", "text", "json", "sarif")
@@ -234,7 +235,11 @@ def gate(exit_code: int, fail_on: str) -> int:
 
 
 def _escape(value: str) -> str:
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """The message of a workflow command this action prints: ``%``, CR and LF escaped as the runner reads
+    them, controls shown as escapes, and no legacy ``##[``/``##vso[`` marker left in it (a file name listed in
+    a notice can carry one; eighth red team, issue 18)."""
+    value = "".join(c if c >= " " or c in "\r\n" else f"\\x{ord(c):02x}" for c in value)
+    return neutralise(value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"), keep_commands=True)
 
 
 def _write_outputs(path: Optional[str], outputs: dict[str, str]) -> None:
