@@ -299,3 +299,15 @@ def test_a_notice_naming_files_carries_no_legacy_marker():
     found = commands(line)
     assert [(c.form, c.name) for c in found] == [("v2", "notice")], found
     assert "##[" not in line and "##vso[" not in line and "\x01" not in line
+
+
+@pytest.mark.parametrize("event,audited", [
+    ("pull_request", True), ("pull_request_target", True), ("merge_group", True),
+    # eighth red team: a workflow_run or issue_comment workflow may check out a pull request's head
+    ("workflow_run", True), ("pull_request_review", True), ("issue_comment", True), ("some_new_event", True),
+    ("push", False), ("schedule", False), ("workflow_dispatch", False), ("release", False), ("", False),
+])
+def test_auditor_mode_is_the_default_on_every_event_but_the_trusted_ones(event, audited):
+    plan = action.plan_from_env({"HA_EVENT_NAME": event})
+    assert plan.auditor is audited and ("--no-suppressions" in plan.scan_args) is audited
+    assert action.plan_from_env({"HA_EVENT_NAME": event, "HA_AUDITOR": "false"}).auditor is False
