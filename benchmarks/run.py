@@ -110,9 +110,9 @@ HWM_PRELUDE = (
 
 SIZES = {
     "full": {"tree_mb": 50, "mono_files": 50_000, "mono_ctx": 300, "worst_chars": 1_000_000, "big_mb": 200,
-             "growth_mb": (5, 50, 500), "precommit_runs": 15},
+             "growth_mb": (5, 50, 500), "precommit_runs": 15, "worst_remeasure": True},
     "quick": {"tree_mb": 5, "mono_files": 5_000, "mono_ctx": 30, "worst_chars": 100_000, "big_mb": 20,
-              "growth_mb": (1, 5, 20), "precommit_runs": 5},
+              "growth_mb": (1, 5, 20), "precommit_runs": 5, "worst_remeasure": False},
 }
 
 
@@ -524,17 +524,27 @@ def _best_cpu(run: Callable[[], tuple], first: tuple, limit: float) -> tuple:
 VIEW_CACHE_TEXTS = 32
 
 
+def _views_of(text: str, built: dict):
+    """The :class:`~hermes_audit.engine.engine.Views` of ``text`` kept in ``built`` (made on first use; the least
+    recently used dropped past :data:`VIEW_CACHE_TEXTS`)."""
+    from hermes_audit.engine.engine import Views
+
+    v = built.pop(text, None)
+    if v is None:
+        while len(built) >= VIEW_CACHE_TEXTS:
+            del built[next(iter(built))]
+        v = Views(text)
+    built[text] = v  # most recently used last
+    return v
+
+
 def _fresh_views(text: str, view: str, built: dict):
     """A new :class:`~hermes_audit.engine.engine.Views` of ``text`` whose ``view`` (and the views it is made from)
     is taken from ``built`` (text -> Views, at most :data:`VIEW_CACHE_TEXTS`), built there on first use: the same
     views, built once per text instead of once per rule and run."""
     from hermes_audit.engine.engine import Views
 
-    src = built.get(text)
-    if src is None:
-        while len(built) >= VIEW_CACHE_TEXTS:
-            del built[next(iter(built))]
-        src = built[text] = Views(text)
+    src = _views_of(text, built)
     src.get(view)
     fresh = Views(text)
     fresh._cache.update(src._cache)  # the built views only (no keyword index, no other per-document state)
@@ -552,7 +562,8 @@ def bench_worst(env: Env, size: dict) -> dict:
 
     n = size["worst_chars"]
     mb = n / 1_000_000
-    remeasure = TARGET_WORST_MS_PER_MB * REMEASURE_SHARE * mb / 1000  # seconds
+    # seconds; a smoke run (--quick) measures once
+    remeasure = TARGET_WORST_MS_PER_MB * REMEASURE_SHARE * mb / 1000 if size.get("worst_remeasure", True) else float("inf")
     cat = load_catalog()
     rows: list[dict] = []
     # every version profile's patterns (issue 21), each distinct pattern text once: a row names every profile
@@ -610,19 +621,48 @@ def bench_worst(env: Env, size: dict) -> dict:
     pattern_rows: list[dict] = []  # detail: each audit pattern alone
     det_rows: list[dict] = []
     views_cost: dict[str, float] = {}
-    view_cache: dict[str, Views] = {}  # a view is built once per input text (its cost is reported apart)
+    built: dict[str, Views] = {}  # views built once per input text (their cost is reported apart), see _views_of
     timed_out: set[str] = set()
+    # one pass per rule: each input text's views are built once, then serve the pattern alone (detail) and the
+    # rule whole (the target figure: its patterns together on one text, as the engine runs them)
     for rule in cat.rules:
-        if not wanted(rule.code):
+        if not wanted(rule.code) or not rule.compiled:
             continue
+        name = f"{rule.code} {rule.name} ({len(rule.compiled)} patterns)"
+        # per-process costs, not per-MB ones (like a detector's first call below): the rule's patterns and the
+        # gates of its pattern groups are compiled, and its leading keywords listed, before the clock starts
+        for pat in rule.compiled:
+            materialize(pat)
+        rule_gates(rule)
+        rule_leads(rule)
+        whole_worst = [0.0, ""]
+
+        def whole(label: str, text: str, rule=rule, name=name, whole_worst=whole_worst) -> None:
+            def once() -> tuple:
+                # a fresh Views (fresh per-document state) holding the rule's view built once for this text
+                v = _fresh_views(text, rule.view, built)
+                v.index(rule.view).prepare()
+                hits = 0
+                t0 = _cpu()
+                try:
+                    for _m in rule_matches(v, rule, REGEX_TIMEOUT):
+                        hits += 1
+                    return _cpu() - t0, hits
+                except TimeoutError:
+                    timed_out.add(name)
+                    return REGEX_TIMEOUT, hits
+
+            dt, hits = _best_cpu(once, once(), remeasure)
+            if hits == 0 and dt > whole_worst[0]:  # near-misses only: a matching text's cost is per finding
+                whole_worst[:] = [dt, label]
+
+        union: list[str] = []
         for i, pat in enumerate(rule.compiled):
+            words = _words_for(pat.pattern, int(pat.flags))
+            union += [w for w in words if w not in union]
             worst, worst_input, dense, dense_input, dense_hits = 0.0, "", 0.0, "", 0
-            for label, text in _adversarial_texts(_words_for(pat.pattern, int(pat.flags)), n).items():
-                v = view_cache.get(text)
-                if v is None:
-                    while len(view_cache) >= VIEW_CACHE_TEXTS:  # the oldest first: the inputs every pattern shares stay
-                        del view_cache[next(iter(view_cache))]
-                    v = view_cache[text] = Views(text)
+            for label, text in _adversarial_texts(words, n).items():
+                v = _views_of(text, built)
                 t0 = _cpu()
                 v.get(rule.view)
                 views_cost[rule.view] = max(views_cost.get(rule.view, 0.0), _cpu() - t0)
@@ -644,52 +684,15 @@ def bench_worst(env: Env, size: dict) -> dict:
                     worst, worst_input = dt, label
                 elif hits and dt > dense:
                     dense, dense_input, dense_hits = dt, label, hits
+                whole(f"#{i} {label}", text)
             pattern_rows.append({"rule": f"{rule.code} {rule.name} #{i}", "kind": f"audit pattern ({rule.view})",
                          "ms_per_mb": worst * 1000 / mb, "input": worst_input,
                          "matching_input_ms_per_mb": dense * 1000 / mb, "matching_input": dense_input,
                          "matches": dense_hits})
-    built_views: dict = {}
-    for rule in cat.rules:  # the target figure: a rule's patterns together on one text, as the engine runs them
-        if not wanted(rule.code) or not rule.compiled:
-            continue
-        texts: dict[str, str] = {}
-        union: list[str] = []
-        for i, pat in enumerate(rule.compiled):
-            words = _words_for(pat.pattern, int(pat.flags))
-            for label, text in _adversarial_texts(words, n).items():
-                texts[f"#{i} {label}"] = text
-            union += [w for w in words if w not in union]
         for label, text in _adversarial_texts(union, n).items():
-            texts[f"all {label}"] = text
-        name = f"{rule.code} {rule.name} ({len(rule.compiled)} patterns)"
-        # per-process costs, not per-MB ones (like a detector's first call below): the rule's patterns and the
-        # gates of its pattern groups are compiled, and its leading keywords listed, before the clock starts
-        for pat in rule.compiled:
-            materialize(pat)
-        rule_gates(rule)
-        rule_leads(rule)
-        worst, worst_input = 0.0, ""
-        for label, text in texts.items():
-            def once(text: str = text) -> tuple:
-                # a fresh Views (fresh per-document state) holding the rule's view built once for this text: views
-                # and keyword index are per-document work shared by all rules, measured above
-                v = _fresh_views(text, rule.view, built_views)
-                v.index(rule.view).prepare()
-                hits = 0
-                t0 = _cpu()
-                try:
-                    for _m in rule_matches(v, rule, REGEX_TIMEOUT):
-                        hits += 1
-                    return _cpu() - t0, hits
-                except TimeoutError:
-                    timed_out.add(name)
-                    return REGEX_TIMEOUT, hits
-
-            dt, hits = _best_cpu(once, once(), remeasure)
-            if hits == 0 and dt > worst:  # near-misses only: a matching text's cost is per finding
-                worst, worst_input = dt, label
-        rule_rows.append({"rule": name,
-                          "kind": f"audit rule ({rule.view})", "ms_per_mb": worst * 1000 / mb, "input": worst_input})
+            whole(f"all {label}", text)
+        rule_rows.append({"rule": name, "kind": f"audit rule ({rule.view})", "ms_per_mb": whole_worst[0] * 1000 / mb,
+                          "input": whole_worst[1]})
     det_texts = _detector_texts(n)
     for rule in cat.rules:
         if not rule.detector or not wanted(rule.code):
