@@ -169,7 +169,10 @@ def bench_real(env: Any, mode: str, run: Any) -> dict:
     # warm the catalog cache first (a section run alone would otherwise time its first build at the first size)
     warm = env.work / "real-warm"
     shutil.rmtree(warm, ignore_errors=True)
-    realtree.build_mixed(warm, 0.05)
+    try:
+        realtree.build_mixed(warm, 0.05)
+    except ValueError as exc:  # no corpus here
+        return {"error": str(exc)}
     run.run_proc(env.cli("scan", "--no-git", "--format", "json", "-o", str(env.work / "real.json"), str(warm)), env.env())
     shutil.rmtree(warm, ignore_errors=True)
     for mb in SIZES_MB[mode]:

@@ -1005,6 +1005,8 @@ def _mb(x: float) -> str:
 
 
 def _real_rows(r: dict) -> list[str]:
+    if "error" in r:
+        return [f"| real files | not measured: {r['error']} | | | |"]
     t = r["targets"]
     out = []
     prev = None

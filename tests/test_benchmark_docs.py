@@ -70,3 +70,38 @@ def test_an_unknown_section_is_an_error_with_exit_code_2(capsys):
 
     assert main(["--only", "real,nonsense"]) == 2
     assert "unknown section 'nonsense'" in capsys.readouterr().err
+
+
+def test_the_real_file_section_without_corpora_says_so_instead_of_failing(tmp_path, monkeypatch):
+    from benchmarks import real, run
+
+    monkeypatch.setenv("HERMES_AUDIT_CORPUS", str(tmp_path / "none"))
+    monkeypatch.setenv("HERMES_AUDIT_EXTERNAL_CORPUS", str(tmp_path / "none-either"))
+
+    class FakeEnv:
+        work = tmp_path
+
+    res = real.bench_real(FakeEnv(), "quick", run)
+    assert "no corpus files" in res["error"]
+    assert "not measured: no corpus files" in run.table({"sections": {"real": res}})
+
+
+def test_the_mixed_real_tree_keeps_its_share_of_attack_repositories(tmp_path, monkeypatch):
+    from benchmarks import realtree
+
+    benign = tmp_path / "c" / "benign"
+    benign.mkdir(parents=True)
+    for i in range(6):
+        (benign / f"owner__repo{i}__AGENTS.md").write_text("x" * 1000)
+    attacks = tmp_path / "e" / "attacks"
+    for i in range(3):
+        (attacks / f"a{i}").mkdir(parents=True)
+        (attacks / f"a{i}" / "CLAUDE.md").write_text("y" * 1000)
+    (tmp_path / "e" / "benign").mkdir()
+    monkeypatch.setenv("HERMES_AUDIT_CORPUS", str(tmp_path / "c"))
+    monkeypatch.setenv("HERMES_AUDIT_EXTERNAL_CORPUS", str(tmp_path / "e"))
+    size = realtree.build_mixed(tmp_path / "t", 0.027)  # three copies of the nine repositories
+    files = [p.relative_to(tmp_path / "t").as_posix() for p in (tmp_path / "t").rglob("*") if p.is_file()]
+    assert size == 27_000 and len(files) == 27
+    assert sum(1 for f in files if "/attacks/" in f) == 9
+    assert "copy-2/benign/owner__repo0/AGENTS.md" in files
