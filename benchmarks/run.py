@@ -1,7 +1,7 @@
 """The hermes-audit benchmark suite (issue 8). Run it from the repository root:
 
-    python -m benchmarks                 # the full suite (about an hour on 2 cores)
-    python -m benchmarks --quick         # small sizes, a smoke run (about 1 minute)
+    python -m benchmarks                 # the full suite (long on 2 cores: the real-file section reaches 500 MB)
+    python -m benchmarks --quick         # small sizes, a smoke run (a few minutes; more on a busy machine)
     python -m benchmarks --only throughput,worst --write-docs
     python -m benchmarks --quick --only real,precommit-git
 
