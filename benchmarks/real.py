@@ -24,7 +24,7 @@ from __future__ import annotations
 import shutil
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from benchmarks import realtree
 
@@ -162,9 +162,10 @@ def _one_size(env: Any, mb: float, run: Any) -> dict:
     return row
 
 
-def bench_real(env: Any, mode: str, run: Any) -> dict:
-    """The section's result: one row per size (see the module docstring) and the verdicts on the targets.
-    ``run`` is :mod:`benchmarks.run` (its measuring helpers)."""
+def bench_real(env: Any, mode: str, run: Any, sizes_mb: Optional[tuple] = None) -> dict:
+    """The section's result: one row per size (``sizes_mb``, default :data:`SIZES_MB` of ``mode``; see the module
+    docstring) and the verdicts on the targets. ``run`` is :mod:`benchmarks.run` (its measuring helpers)."""
+    sizes = tuple(sizes_mb) if sizes_mb else SIZES_MB[mode]
     rows = []
     # warm the catalog cache first (a section run alone would otherwise time its first build at the first size)
     warm = env.work / "real-warm"
@@ -175,9 +176,9 @@ def bench_real(env: Any, mode: str, run: Any) -> dict:
         return {"error": str(exc)}
     run.run_proc(env.cli("scan", "--no-git", "--format", "json", "-o", str(env.work / "real.json"), str(warm)), env.env())
     shutil.rmtree(warm, ignore_errors=True)
-    for mb in SIZES_MB[mode]:
+    for mb in sizes:
         rows.append(_one_size(env, mb, run))
-    out: dict = {"rows": rows, "sizes_mb": list(SIZES_MB[mode]), "targets": {
+    out: dict = {"rows": rows, "sizes_mb": list(sizes), "targets": {
         "parity_one_core_speedup": TARGET_PARITY_ONE_CORE, "audit_one_core_vs_hermes": TARGET_AUDIT_ONE_CORE,
         "audit_one_core_aim": AIM_AUDIT_ONE_CORE, "growth_per_mb": TARGET_GROWTH, "rss_growth": TARGET_RSS_GROWTH,
         "rss_mib": TARGET_RSS_MIB}}

@@ -1072,7 +1072,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--write-docs", action="store_true", help="copy the figures into docs/performance.md")
     ap.add_argument("--rules", default="", help="worst case only: comma-separated rule code prefixes (HA7,HP029); "
                                                "such a partial run is printed and not saved as latest.json")
+    ap.add_argument("--real-mb", default="", help="real-file section only: comma-separated tree sizes in MB "
+                                                  "(default 5,50,500; --quick 0.5,1,2)")
     args = ap.parse_args(argv)
+    try:
+        real_mb = tuple(float(x) for x in args.real_mb.split(",") if x.strip())
+        if any(not 0 < x <= 10_000 for x in real_mb):
+            raise ValueError
+    except ValueError:
+        print(f"--real-mb: expected sizes in MB such as 5,50 (more than 0, at most 10000), got {args.real_mb!r}",
+              file=sys.stderr)
+        return 2
     if args.rules and args.write_docs:
         print("--rules measures a subset: it cannot be combined with --write-docs", file=sys.stderr)
         return 2
@@ -1116,7 +1126,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             elif name == "real":
                 from benchmarks.real import bench_real
 
-                res = bench_real(env, "quick" if args.quick else "full", sys.modules[__name__])
+                res = bench_real(env, "quick" if args.quick else "full", sys.modules[__name__], real_mb or None)
             elif name == "precommit-git":
                 from benchmarks.precommit_git import bench_precommit_git
 

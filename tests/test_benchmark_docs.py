@@ -105,3 +105,11 @@ def test_the_mixed_real_tree_keeps_its_share_of_attack_repositories(tmp_path, mo
     assert size == 27_000 and len(files) == 27
     assert sum(1 for f in files if "/attacks/" in f) == 9
     assert "copy-2/benign/owner__repo0/AGENTS.md" in files
+
+
+def test_real_sizes_must_be_positive_numbers(capsys):
+    from benchmarks.run import main
+
+    assert main(["--only", "real", "--real-mb", "5,x"]) == 2
+    assert "--real-mb: expected sizes in MB" in capsys.readouterr().err
+    assert main(["--only", "real", "--real-mb", "0"]) == 2
