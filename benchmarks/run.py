@@ -521,7 +521,7 @@ def _best_cpu(run: Callable[[], tuple], first: tuple, limit: float) -> tuple:
 
 
 #: Input texts whose views the worst case keeps built at once (oldest dropped first).
-VIEW_CACHE_TEXTS = 32
+VIEW_CACHE_TEXTS = 8  # each text is used right after its views are built; the inputs every rule shares stay (LRU)
 
 
 def _views_of(text: str, built: dict):
