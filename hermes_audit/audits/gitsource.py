@@ -21,6 +21,11 @@ streams) with these limits:
   before anything is written out, and the download itself is stopped when the
   repository directory grows past the size limit;
 * a wall-clock time limit for the whole clone;
+* a memory limit (:data:`DEFAULT_MAX_MEMORY`, 1 GiB): the resident set of git and every helper it started
+  (its session, read from ``/proc`` every 0.2 s) is summed, and the whole group is killed above the limit.
+  A hostile server that streams an endless ref advertisement made git's RSS reach 1.7 GB in 23 s (round 8,
+  issue 18); refs, packs and the listing all count. Where ``/proc`` cannot be read (not Linux) only the
+  time and size limits apply;
 * every message passes through :func:`redact_url`, so a password or token in
   the URL is never printed.
 
@@ -50,6 +55,8 @@ from hermes_audit.engine.redact import redact
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MAX_BYTES = 100 * 1024 * 1024
 DEFAULT_MAX_FILES = 20_000
+#: Bytes of resident memory git and its helpers may hold together (1 GiB).
+DEFAULT_MAX_MEMORY = 1024 ** 3
 _SCP_RE = re.compile(r"^(?P<user>[A-Za-z0-9._~-]+@)?(?P<host>[A-Za-z0-9.-]+):(?P<path>(?!//)[^\s]+)$")
 #: ``scheme://userinfo@``: the userinfo runs to the *last* ``@`` of the authority (RFC 3986 section 3.2:
 #: the authority ends at the first ``/``, ``?`` or ``#``), so ``https://user:p@ss@host`` hides ``user:p@ss``.
@@ -210,9 +217,63 @@ def _dir_size(path: Path, limit: int) -> int:
     return total
 
 
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def group_rss(session: int) -> Optional[int]:
+    """Bytes of resident memory of every process in session ``session`` (git, started with
+    ``start_new_session``, is its leader: ids of a session and its first process group are the leader's pid).
+    Read from ``/proc/<pid>/stat`` (fields 5-6, pgrp and session, and 24, rss in pages); ``None`` when
+    ``/proc`` cannot be listed (not Linux)."""
+    try:
+        pids = [n for n in os.listdir("/proc") if n.isdigit()]
+    except OSError:
+        return None
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                raw = fh.read(4096)
+        except OSError:
+            continue  # gone, or not ours to read
+        fields = raw[raw.rfind(b")") + 2:].split()
+        try:
+            if int(fields[2]) == session or int(fields[3]) == session:
+                total += int(fields[21]) * _PAGE
+        except (IndexError, ValueError):
+            continue
+    return total
+
+
+class _MemoryWatch:
+    """Kill a git process group whose resident memory passes ``limit`` bytes (read at most every ``every``
+    seconds, :func:`group_rss`)."""
+
+    def __init__(self, limit: Optional[int], display_url: str, every: float = 0.2):
+        self.limit = limit
+        self.display_url = display_url
+        self.every = every
+        self._next = 0.0
+
+    def check(self, popen: subprocess.Popen) -> None:
+        """Raise :class:`GitSourceError` (after killing the group) when git's group holds more than the limit."""
+        if not self.limit or os.name != "posix":
+            return
+        now = time.monotonic()
+        if now < self._next:
+            return
+        self._next = now + self.every
+        rss = group_rss(popen.pid)
+        if rss is not None and rss > self.limit:
+            _kill(popen)
+            raise GitSourceError(
+                f"git used more than {self.limit:,} bytes of memory for {self.display_url} (limit "
+                f"{self.limit:,}; a server streaming endless refs or objects?); clone stopped")
+
+
 def _run(cmd: list[str], cwd: Optional[Path], deadline: float, watch: Optional[Path], max_bytes: int,
-         display_url: str) -> str:
-    """Run git (through gitpython) with a deadline and a size watch; return stdout."""
+         display_url: str, memory: Optional[_MemoryWatch] = None) -> str:
+    """Run git (through gitpython) with a deadline, a size watch and a memory watch; return stdout."""
     import git  # gitpython
 
     remaining = deadline - time.monotonic()
@@ -241,6 +302,8 @@ def _run(cmd: list[str], cwd: Optional[Path], deadline: float, watch: Optional[P
                     _kill(popen)
                     raise GitSourceError(
                         f"{display_url} is larger than the size limit ({max_bytes:,} bytes); clone stopped") from None
+                if memory is not None:
+                    memory.check(popen)
     finally:
         if popen.poll() is None:  # pragma: no cover - defensive
             _kill(popen)
@@ -257,7 +320,7 @@ _MAX_RECORD = 64 * 1024
 
 
 def _check_tree(cmd: list[str], cwd: Path, deadline: float, max_bytes: int, max_files: int,
-                display_url: str) -> tuple[int, int]:
+                display_url: str, memory: Optional[_MemoryWatch] = None) -> tuple[int, int]:
     """Stream ``git ls-tree -r -l -z`` and enforce the file-count and byte limits as it runs.
 
     Returns ``(files, bytes)`` of the tree. The listing is read in chunks of
@@ -289,6 +352,8 @@ def _check_tree(cmd: list[str], cwd: Path, deadline: float, max_bytes: int, max_
                 while True:
                     if time.monotonic() > deadline:
                         raise GitSourceError(f"git timed out cloning {display_url}")
+                    if memory is not None:
+                        memory.check(popen)
                     if can_wait and not sel.select(timeout=0.2):
                         continue
                     chunk = os.read(popen.stdout.fileno(), _LISTING_CHUNK)
@@ -373,11 +438,13 @@ def cloned(
     timeout: float = DEFAULT_TIMEOUT,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_files: int = DEFAULT_MAX_FILES,
+    max_memory: Optional[int] = DEFAULT_MAX_MEMORY,
 ) -> Iterator[Path]:
     """Clone ``source`` shallowly and yield the work tree (``.git`` removed, as Hermes does).
 
-    The temporary directory is removed when the block exits, whatever
-    happens. Raises :class:`GitSourceError`.
+    ``timeout`` is in seconds for the whole clone; ``max_bytes`` bounds the download and the tree, ``max_files``
+    the tree, ``max_memory`` the resident bytes of git's process group (``None``: unbounded). The temporary
+    directory is removed when the block exits, whatever happens. Raises :class:`GitSourceError`.
     """
     url = parse_git_url(source, allow_local=allow_local)
     tmp = Path(tempfile.mkdtemp(prefix="hermes-audit-clone-"))
@@ -387,12 +454,14 @@ def cloned(
         dest = tmp / "clone"
         deadline = time.monotonic() + timeout
         opts = _safe_options(url.transport)
+        memory = _MemoryWatch(max_memory, url.display)
         _run(["git", *opts, "clone", "--depth", "1", "--single-branch", "--no-tags", "--no-checkout",
               "--no-recurse-submodules", f"--template={template}", "--", url.url, str(dest)],
-             tmp, deadline, tmp, max_bytes, url.display)
+             tmp, deadline, tmp, max_bytes, url.display, memory)
         _check_tree(["git", *opts, "ls-tree", "-r", "-l", "-z", "HEAD"], dest, deadline, max_bytes, max_files,
-                    url.display)
-        _run(["git", *opts, "checkout", "-q", "HEAD", "--", "."], dest, deadline, None, max_bytes, url.display)
+                    url.display, memory)
+        _run(["git", *opts, "checkout", "-q", "HEAD", "--", "."], dest, deadline, None, max_bytes, url.display,
+             memory)
         _rmtree(dest / ".git")
         yield dest
     finally:

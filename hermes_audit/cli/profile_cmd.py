@@ -291,6 +291,9 @@ def to_json(report) -> dict:
               help="Seconds a git clone may take.")
 @click.option("--max-clone-size", type=click.IntRange(min=1), default=100 * 1024 * 1024, show_default=True,
               help="Bytes a cloned repository may hold.")
+@click.option("--max-clone-memory", type=click.IntRange(min=1), default=1024 ** 3, show_default=True,
+              help="Bytes of resident memory git and its helpers may hold while cloning (a hostile server can "
+                   "stream refs without end); git is stopped above it.")
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default="high", show_default=True,
               help="Lowest severity of an audit finding that makes the distribution unsafe.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
@@ -298,7 +301,7 @@ def to_json(report) -> dict:
               help="Write the report to FILE (atomically) instead of stdout.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 def profile(source, hermes_version, override_name, hermes_current, skills_trust, allow_local, keep_tree, hermes_home,
-            clone_timeout, max_clone_size, fail_on, fmt, output, color) -> None:
+            clone_timeout, max_clone_size, max_clone_memory, fail_on, fmt, output, color) -> None:
     """Audit a profile distribution before installing it.
 
     SOURCE is a git URL (as `hermes profile install` accepts it), a local
@@ -339,7 +342,8 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
             from hermes_audit.cli.progress import Progress
 
             with Progress(f"cloning and auditing {redact_url(source.strip())}"), \
-                    cloned(source, allow_local=allow_local, timeout=clone_timeout, max_bytes=max_clone_size) as root:
+                    cloned(source, allow_local=allow_local, timeout=clone_timeout, max_bytes=max_clone_size,
+                           max_memory=max_clone_memory) as root:
                 report = audit_distribution(root, opts, source=redact_url(source.strip()), source_kind="git")
                 if keep_tree is not None:
                     keep_audited_tree(root, keep_tree)
