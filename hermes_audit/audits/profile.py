@@ -33,6 +33,7 @@ files those rules name.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Optional
@@ -185,9 +186,40 @@ def _run(engine: Engine, doc: Document, report: ProfileReport, extra: Optional[l
     report.documents.setdefault(doc.path, doc)
 
 
-def plan_listing(tree: dist.Tree, plan: Optional[dist.InstallPlan]) -> str:
+#: What a gateway hook's ``handler.py`` does that is worth naming (its top level runs when the gateway starts).
+_HOOK_CALLS = (
+    ("runs commands", re.compile(r"\bsubprocess\b|\bos\.(?:system|popen|exec\w*|spawn\w*)\b|\bpty\.spawn\b")),
+    ("evaluates code", re.compile(r"(?<![\w.])(?:eval|exec|compile)\s*\(|\b__import__\s*\(|\bmarshal\.loads\b|"
+                                  r"\bpickle\.loads?\b|\bbase64\.b64decode\b")),
+    ("reaches the network", re.compile(r"\b(?:requests|httpx|aiohttp|urllib|socket|http\.client)\b|https?://")),
+    ("reads secrets", re.compile(r"\.env\b|os\.environ|getenv\s*\(|auth\.json|\.ssh/|_API_KEY|TOKEN")),
+)
+
+
+def gateway_hooks(root: Path, installed: set[str], max_bytes: int = DEFAULT_MAX_BYTES) -> list[tuple[str, str]]:
+    """``(hooks/<name>, what its handler does)`` for each gateway hook the install copies: a directory of
+    ``hooks/`` holding both ``HOOK.yaml`` and ``handler.py``. hermes-agent 0.19.0 ``gateway/hooks.py``
+    (``HookRegistry.discover_and_load``, run by ``gateway/run.py`` at start) imports every such ``handler.py``
+    under ``$HERMES_HOME/hooks/`` (the profile's directory for ``hermes -p NAME gateway``) with
+    ``exec_module`` when its HOOK.yaml declares events, without asking: its top level runs at once and its
+    ``handle`` on each event. The second item lists :data:`_HOOK_CALLS` found in the handler (``""`` none)."""
+    out: list[tuple[str, str]] = []
+    for rel in sorted(installed):
+        parts = rel.split("/")
+        if len(parts) == 3 and parts[0] == "hooks" and parts[2] == "handler.py" and \
+                f"hooks/{parts[1]}/HOOK.yaml" in installed:
+            doc = _doc(root, rel, DocumentKind.GENERIC, max_bytes)
+            text = doc.text or ""
+            what = [label for label, rx in _HOOK_CALLS if rx.search(text)]
+            out.append((f"hooks/{parts[1]}", ", ".join(what)))
+    return out
+
+
+def plan_listing(tree: dist.Tree, plan: Optional[dist.InstallPlan],
+                 hooks: Optional[list[tuple[str, str]]] = None) -> str:
     """The install-plan document the ``install-plan`` detector reads: tab-separated lines
-    (``copy``/``skip``/``generate``/``mkdir``/``symlink``/``special``); paths escaped."""
+    (``copy``/``skip``/``generate``/``mkdir``/``symlink``/``special``/``hook``); paths escaped. ``hooks``:
+    :func:`gateway_hooks`."""
     def esc(s: str) -> str:
         return s.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
 
@@ -206,6 +238,8 @@ def plan_listing(tree: dist.Tree, plan: Optional[dist.InstallPlan]) -> str:
             lines.append(f"generate\t{esc(g)}")
         for d in plan.bootstrap_dirs:
             lines.append(f"mkdir\t{esc(d)}/")
+    for path, calls in hooks or ():
+        lines.append(f"hook\t{esc(path)}\t{esc(calls)}")
     return "\n".join(lines) + "\n"
 
 
@@ -374,7 +408,8 @@ def audit_distribution(
             _run(AuditEngine([r for r in audit_rules if r.applies_to(DocumentKind.DISTRIBUTION)]), mdoc, report)
 
     # --- the install plan ---------------------------------------------------------------
-    plan_doc = Document.from_text(plan_listing(tree, report.plan), PLAN_PATH)
+    plan_doc = Document.from_text(plan_listing(tree, report.plan, gateway_hooks(root, installed_files, options.max_bytes)),
+                                  PLAN_PATH)
     _run(AuditEngine([r for r in audit_rules if r.detector == "install-plan"]), plan_doc, report)
 
     # --- SOUL.md ------------------------------------------------------------------------
