@@ -427,6 +427,9 @@ def audit_distribution(
     # --- skills and code directories ----------------------------------------------------
     guard = load_guard_catalog()
     skill_rules = [r for r in audit_rules if r.applies_to(DocumentKind.SKILL)]
+    # one engine per rule set, built once: an engine keeps its per-rule plans and keyword triggers, and building
+    # one per cron job or file was most of `profile`'s time on many small texts (round 8, issue 18.4)
+    skill_engine = AuditEngine(skill_rules)
     covered: set[str] = set()
     for d in _skill_dirs(tree, installed_files):
         res = scan_skill(root / d, d, options.skills_trust, guard)
@@ -435,7 +438,7 @@ def audit_distribution(
         for err in res.errors:
             report.errors.append(EngineError("skills-guard", d, err))
         sdoc = _doc(root, f"{d}/SKILL.md", DocumentKind.SKILL, options.max_bytes)
-        _run(AuditEngine(skill_rules), sdoc, report)
+        _run(skill_engine, sdoc, report)
         why = skill_frontmatter_problem(sdoc.text) if sdoc.text is not None else None
         if why is not None and not why.bomb:
             # invalid YAML (Hermes falls back to key: value lines): said, never silent; the text itself was
@@ -452,12 +455,12 @@ def audit_distribution(
             _guard_findings(res, top, root, report, options.max_bytes)
     # audit rules for commands that run (exfiltration, execution, hidden characters) on every other text file
 
-    code_rules = _select(catalog, CODE_FAMILIES)
+    code_engine = AuditEngine(_select(catalog, CODE_FAMILIES))
     for rel in sorted(installed_files):
         top = rel.split("/", 1)[0]
         if (top in ("skills", *CODE_DIRS) and PurePosixPath(rel).name != "SKILL.md"
                 and is_scannable(guard, PurePosixPath(rel).name)):
-            _run(AuditEngine(code_rules), _doc(root, rel, DocumentKind.GENERIC, options.max_bytes), report)
+            _run(code_engine, _doc(root, rel, DocumentKind.GENERIC, options.max_bytes), report)
     if loose:
 
         lres = GuardResult("(files under skills/ outside any skill)", "skills", options.skills_trust, "safe")
@@ -476,7 +479,7 @@ def audit_distribution(
 
     # --- cron ---------------------------------------------------------------------------
     cron_cat = load_cron_catalog()
-    prompt_rules = _select(catalog, PROMPT_FAMILIES)
+    prompt_engine = AuditEngine(_select(catalog, PROMPT_FAMILIES))
     cron_rules = [r for r in audit_rules if r.detector == "cron-jobs"]
     for e in tree.files():
         if not e.rel.startswith("cron/") or not e.rel.endswith((".json", ".yaml", ".yml")):
@@ -495,7 +498,7 @@ def audit_distribution(
                 if v.blocked:
                     cr.blocked[job.index] = v.message
                 pdoc = Document.from_text(job.prompt, f"{e.rel} [job '{job.name}' prompt]")
-                res = AuditEngine(prompt_rules).run(pdoc)
+                res = prompt_engine.run(pdoc)
                 assign_fingerprints(res.findings, [job.prompt[f.span.start:f.span.end] for f in res.findings])
                 _place_in_jobs_file(res.findings, cdoc, job.prompt, job.name)
                 report.findings.extend(res.findings)
@@ -523,7 +526,7 @@ def audit_distribution(
             if rel == "config.yaml" and cdoc.text:
                 data = _load_structured(cdoc.text)
                 for key, text in _structured_prompt_strings(data):
-                    _run(AuditEngine(prompt_rules), Document.from_text(text, f"config.yaml [{key}]"), report)
+                    _run(prompt_engine, Document.from_text(text, f"config.yaml [{key}]"), report)
     for rel, dest in sorted((report.plan.installed_from if report.plan else {}).items()):
         if dest == dist.ENV_EXAMPLE_FILENAME:
             _run(AuditEngine([r for r in audit_rules if r.name == "hardcoded-secret"]),
