@@ -175,3 +175,46 @@ def test_skills_guard_prefilter_skips_only_patterns_that_cannot_match(tmp_path):
                 want.append((p.id, i))
     got = [(f.pattern_id, f.line) for f in sg.scan_text(cat, text, "x.sh") if f.pattern_id != "invisible_unicode"]
     assert got == want and len(got) >= 4
+
+
+def test_an_audit_past_its_time_budget_is_incomplete_never_safe(tmp_path):
+    """Round 8, issue 18.4: `profile` took ~60-70 s a MB, so a 100 MB distribution kept the gate busy for hours.
+    Past ProfileOptions.deadline (--timeout) the audit stops: incomplete, exit 3, verdict undecided."""
+    import time
+
+    root = write_tree(tmp_path / "d", {"distribution.yaml": "name: rt8\n", "SOUL.md": BENIGN_SOUL,
+                                      "skills/a/SKILL.md": "---\nname: a\ndescription: d\n---\nHi\n"})
+    rep = audit_distribution(root, ProfileOptions(hermes_version="0.19", deadline=time.monotonic() - 1, timeout=5))
+    assert rep.incomplete and rep.safe and rep.exit_code() == 3  # "safe" only means no reason: undecided
+    (err,) = [e for e in rep.errors if e.rule_id == "profile-timeout"]
+    assert "--timeout 5 s" in err.message
+    # what was decided before the budget ran out still counts (Hermes' refusal here): not safe beats incomplete
+    bad = write_tree(tmp_path / "bad", {"distribution.yaml": "name: default\n", "SOUL.md": BENIGN_SOUL})
+    rep = audit_distribution(bad, ProfileOptions(hermes_version="0.19", deadline=time.monotonic() - 1, timeout=5))
+    assert rep.exit_code() == 1 and rep.refusal and rep.incomplete
+
+
+def test_cli_timeout_option_and_undecided_verdict(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    import hermes_audit.audits.profile as prof
+    from hermes_audit.cli.main import cli
+
+    root = write_tree(tmp_path / "d", {"distribution.yaml": "name: rt8\n", "SOUL.md": BENIGN_SOUL})
+    r = CliRunner().invoke(cli, ["profile", str(root), "--hermes-version", "0.19", "--timeout", "600", "--color",
+                                 "never"])
+    assert r.exit_code == 0 and "safe to install" in r.output
+    seen = []
+    real = prof._tick
+
+    def spent(options):  # the budget as the CLI set it, then spent
+        seen.append(options.timeout)
+        raise prof._OutOfTime
+
+    monkeypatch.setattr(prof, "_tick", spent)
+    r = CliRunner().invoke(cli, ["profile", str(root), "--hermes-version", "0.19", "--timeout", "42", "--color",
+                                 "never", "--format", "json"])
+    assert r.exit_code == 3, r.output
+    out = json.loads(r.output)
+    assert out["verdict"]["safe_to_install"] is False and out["verdict"]["incomplete"] is True
+    assert seen and seen[0] == 42 and real is not spent
