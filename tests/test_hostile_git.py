@@ -391,3 +391,19 @@ def test_endless_ref_advertisement_is_bounded_by_the_memory_limit(endless_refs_s
     with pytest.raises(GitSourceError, match="bytes of memory"):
         with cloned(f"git://127.0.0.1:{port}/r.git", timeout=100, max_memory=limit):
             pass
+
+
+def test_endless_git_messages_are_bounded(tmp_path):
+    """git relays a server's `remote:` lines to stderr; they were gathered in memory (communicate) until the
+    deadline. Now stderr is read as it comes, the first 64 KB kept, and git stopped past 1 MiB."""
+    import time
+
+    from hermes_audit.audits import gitsource
+
+    with pytest.raises(GitSourceError, match=r"more than 1,048,576 bytes of messages"):
+        gitsource._run(["sh", "-c", "yes 'remote: spam spam spam' >&2"], tmp_path, time.monotonic() + 100, None,
+                       1, "git://127.0.0.1/r.git")
+    # an ordinary failure still shows git's own reason
+    with pytest.raises(GitSourceError, match=r"fatal: nope"):
+        gitsource._run(["sh", "-c", "echo 'fatal: nope' >&2; exit 128"], tmp_path, time.monotonic() + 100, None,
+                       1, "git://127.0.0.1/r.git")

@@ -1,9 +1,9 @@
 """Cloning a profile distribution from git, safely, into a temporary directory that is always removed.
 
 ``hermes profile install`` runs ``git clone --depth 1 <url>`` with the
-user's configuration. hermes-audit clones the same repository (gitpython runs
-the ``git`` binary; the tree listing is read from ``git`` directly, as it
-streams) with these limits:
+user's configuration. hermes-audit clones the same repository (running the
+``git`` binary directly, its messages and the tree listing read as they
+stream) with these limits:
 
 * URLs: ``https://``, ``ssh://``, ``git://``, scp-like ``user@host:path`` and
   the ``github.com/<owner>/<repo>`` shorthand (made ``https://``, as Hermes
@@ -271,46 +271,74 @@ class _MemoryWatch:
                 f"{self.limit:,}; a server streaming endless refs or objects?); clone stopped")
 
 
-def _run(cmd: list[str], cwd: Optional[Path], deadline: float, watch: Optional[Path], max_bytes: int,
-         display_url: str, memory: Optional[_MemoryWatch] = None) -> str:
-    """Run git (through gitpython) with a deadline, a size watch and a memory watch; return stdout."""
-    import git  # gitpython
+#: Bytes of git's messages (stderr: its own and the server's ``remote:`` lines) read before git is stopped; the
+#: first :data:`_KEPT_MESSAGES` are kept for the error message.
+MAX_GIT_MESSAGES = 1024 * 1024
+_KEPT_MESSAGES = 64 * 1024
 
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
+
+def _run(cmd: list[str], cwd: Optional[Path], deadline: float, watch: Optional[Path], max_bytes: int,
+         display_url: str, memory: Optional[_MemoryWatch] = None) -> None:
+    """Run git with a deadline, a size watch, a memory watch and a bound on its messages.
+
+    git's stdout is discarded (``clone`` and ``checkout -q`` print nothing there); its stderr is read through a
+    pipe as it comes and only the first :data:`_KEPT_MESSAGES` bytes are kept: past :data:`MAX_GIT_MESSAGES`
+    (a server can send ``remote:`` lines without end, which git relays) git is stopped. Raises
+    :class:`GitSourceError` (one line, redacted)."""
+    import selectors
+
+    if shutil.which("git") is None:
+        raise GitSourceError("git is not installed (it is needed to clone a distribution)")
+    if deadline - time.monotonic() <= 0:
         raise GitSourceError(f"git timed out cloning {display_url}")
-    g = git.Git(str(cwd) if cwd else None)
     # git runs helpers (git-remote-https, ssh, index-pack) as its children; in a session of their own
     # they can all be killed at the deadline (killing git alone left a stalled helper holding the
-    # output pipes open until its own five-minute timeout)
-    group = {"start_new_session": True} if os.name == "posix" else {}
+    # output pipes open until its own five-minute timeout). LC_ALL=C: git's messages are parsed in English.
+    env = {**_git_env(), "LC_ALL": "C", "LANGUAGE": "C"}
+    popen = subprocess.Popen(cmd, cwd=str(cwd) if cwd else None, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                             start_new_session=os.name == "posix")
+    assert popen.stderr is not None
+    kept = bytearray()
+    total = 0
     try:
-        proc = g.execute(cmd, as_process=True, env=_git_env(), **group)
-    except git.GitCommandNotFound:
-        raise GitSourceError("git is not installed (it is needed to clone a distribution)") from None
-    popen = proc.proc
-    try:
-        while True:
-            try:
-                out, err = popen.communicate(timeout=0.2)
-                break
-            except subprocess.TimeoutExpired:
+        with selectors.DefaultSelector() as sel:
+            can_wait = os.name == "posix"  # Windows cannot select() on a pipe: blocking reads there
+            if can_wait:
+                sel.register(popen.stderr, selectors.EVENT_READ)
+            open_pipe = True
+            while True:
                 if time.monotonic() > deadline:
-                    _kill(popen)
-                    raise GitSourceError(f"git timed out cloning {display_url}") from None
+                    raise GitSourceError(f"git timed out cloning {display_url}")
                 if watch is not None and _dir_size(watch, max_bytes) > max_bytes:
-                    _kill(popen)
-                    raise GitSourceError(
-                        f"{display_url} is larger than the size limit ({max_bytes:,} bytes); clone stopped") from None
+                    raise GitSourceError(f"{display_url} is larger than the size limit ({max_bytes:,} bytes); "
+                                         "clone stopped")
                 if memory is not None:
                     memory.check(popen)
+                if not open_pipe:
+                    if popen.poll() is not None:
+                        break
+                    time.sleep(0.05)
+                    continue
+                if can_wait and not sel.select(timeout=0.2):
+                    continue
+                chunk = os.read(popen.stderr.fileno(), 64 * 1024)
+                if not chunk:
+                    open_pipe = False
+                    continue
+                total += len(chunk)
+                if len(kept) < _KEPT_MESSAGES:
+                    kept += chunk[:_KEPT_MESSAGES - len(kept)]
+                if total > MAX_GIT_MESSAGES:
+                    raise GitSourceError(f"git printed more than {MAX_GIT_MESSAGES:,} bytes of messages for "
+                                         f"{display_url} (a server sending endless remote: lines?); clone stopped")
     finally:
-        if popen.poll() is None:  # pragma: no cover - defensive
+        if popen.poll() is None:
             _kill(popen)
+        popen.stderr.close()
     if popen.returncode != 0:
-        lines = [ln.strip() for ln in (err or b"").decode("utf-8", "replace").splitlines() if ln.strip()]
+        lines = [ln.strip() for ln in bytes(kept).decode("utf-8", "replace").splitlines() if ln.strip()]
         raise GitSourceError(f"git failed for {display_url}: {redact_url(_git_error_detail(lines, popen.returncode))}")
-    return (out or b"").decode("utf-8", "replace")
 
 
 #: Bytes read from ``git ls-tree`` at a time; one record is at most a path (4 KiB on Linux) plus 60 bytes.
