@@ -281,3 +281,24 @@ def test_auto_predicts_the_hermes_the_install_gate_will_run(tmp_path, monkeypatc
     assert resolve_hermes_version(None, str(empty))[0] == "latest"
     hook = (Path(__file__).resolve().parents[1] / "hooks" / "hermes-profile-install").read_text(encoding="utf-8")
     assert "export HERMES_AUDIT_HERMES_COMMAND" in hook
+
+
+def test_a_shell_wrappers_interpreter_is_not_read_as_hermes_environment(tmp_path, monkeypatch):
+    """Round 8, issue 18.1: `#!/usr/bin/env bash` named /usr as the environment, whose site-packages may hold
+    another hermes-agent than the one the wrapper starts; only a Python interpreter's environment counts."""
+    from hermes_audit.documents.installed_hermes import _from_script
+
+    env = tmp_path / "env"
+    (env / "lib" / "python3.11" / "site-packages" / "hermes_agent-0.18.2.dist-info").mkdir(parents=True)
+    (env / "bin").mkdir()
+    sh = env / "bin" / "bash"
+    sh.write_text("")
+    sh.chmod(0o755)
+    wrapper = tmp_path / "hermes"
+    wrapper.write_text(f"#!{sh}\nexec /opt/other/bin/hermes \"$@\"\n")
+    assert _from_script(wrapper) is None
+    py = env / "bin" / "python3.11"
+    py.write_text("")
+    wrapper.write_text(f"#!{py}\n")
+    found = _from_script(wrapper)
+    assert found is not None and found.version == "0.18.2"
