@@ -214,6 +214,11 @@ def compare_batch(oracle, batch, profile_name: str) -> None:
             assert len(report.calls) == len(hermes_calls)
             for mine, theirs in zip(report.calls, hermes_calls):
                 where = f"{w} call {mine.index} {mine.tool} {mine.args}"
+                assert (mine.error is not None) == (theirs.get("error") is not None), (where, mine.error, theirs)
+                if theirs.get("error"):
+                    assert theirs["error"] == "RuntimeError" and mine.text is None and not theirs["dirs"], where
+                    STATS["errors"] = STATS.get("errors", 0) + 1
+                    continue
                 their_dirs = {d: _norm_ids(t) for d, t in theirs["dirs"]}
                 assert set(mine.directories) == set(their_dirs), where
                 my_blocks = {h.directory: _norm_ids(h.text) for h in mine.hints}

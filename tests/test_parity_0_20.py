@@ -26,6 +26,7 @@ from hermes_audit.hermes.context import cap_from_config, read_hermes_config, sim
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.audits.profile import ProfileOptions, audit_distribution
+from tests.session_oracle import ours_context
 from tests.test_context_render_oracle import _materialise, _norm, trees
 from tests.test_hints_oracle import CASES_PER_RUN, compare_batch
 from tests.test_hints_oracle import calls as hint_calls
@@ -122,14 +123,7 @@ def test_memory_render_of_homes_equals_hermes_0_20_1(hermes20, tmp_path):
 # --- the session's context block ------------------------------------------------------------------------------
 
 def _ours_context(cwd: Path, home: Path, ctx, include_soul: bool, catalog, profile_name: str = "0.20"):
-    profile = get_profile(profile_name)
-    scanner = scanner_for(catalog.parity, profile.scanner)
-    cfg, _ = read_hermes_config(home / "config.yaml")
-    cap = cap_from_config(cfg, ctx, str(home / "config.yaml"))
-    rep = simulate_context(cwd, profile, scanner, cap, hermes_home=home)
-    soul = rep.soul.identity if rep.soul is not None else None
-    block = None if rep.render_problem else rep.render(include_soul=include_soul)
-    return block, (soul if soul is None or isinstance(soul, str) else None), rep
+    return ours_context(cwd, home, ctx, include_soul, catalog, profile_name)
 
 
 @settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))

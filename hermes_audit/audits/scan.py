@@ -516,7 +516,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     # issue 8: the audit rules search the same texts for their keywords: Hermes' scanner shares that search
     scanner.share_keywords = any(r.patterns for r in engine.rules)
     result = ScanResult(hermes_version=profile.name, options=options, rules_run=rules,
-                        hermes_label=_profile_label(profile), session_modelled=profile.session_model)
+                        hermes_label=_profile_label(profile), session_modelled=profile.loading_model)
     if options.loading and options.session_cwd is not None:  # a bad --cwd fails now, not after the scan
 
         session_directory(paths, options.session_cwd)
@@ -565,11 +565,16 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
         if verdict is not None and (options.loading or options.prompt):
             memo.seed_verdict(doc, verdict, profile)
     stalled = len(scanner.stalls)
-    session = profile.session_model  # the session simulation is modelled for this profile
+    session = profile.loading_model  # the context files and the hints are modelled for this profile
+    dry_run = "prompt" in profile.simulations
     if not session and (options.loading or options.prompt):
         result.notes.append(f"{profile.label}: per-file verdicts only; the session simulation (chain, truncation, "
                             "hints, the prompt) is modelled for " + ", ".join(n for n in VERSIONS
                                                                                if get_profile(n).session_model))
+    elif not dry_run and options.prompt:
+        result.notes.append(f"{profile.label}: the prompt dry run is skipped (it is modelled for "
+                            + ", ".join(n for n in VERSIONS if "prompt" in get_profile(n).simulations)
+                            + "); the loading simulation ran")
     loading = _simulate_loading(paths, catalog, rules, profile, memo, options) if session else None
     for doc, (verdict, kept, errors) in zip(docs, scanned):
         if doc.read.status is ReadStatus.OVERSIZED:
@@ -591,6 +596,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     _add_seam_findings(result, engine, profile, options, all_rules)
     if session:
         _add_loading_findings(result, loading, catalog, options, all_rules, rule_index)
+    if session and dry_run:
         _add_prompt_findings(result, paths, catalog, rules, profile, memo, options, all_rules, rule_index)
     for st in list(scanner.stalls.values())[stalled:]:  # issue 18: a text only the session model scans
         result.errors.append(EngineError(st.rule.code, "", f"Hermes pattern '{st.pattern_id}' stopped after "

@@ -863,6 +863,12 @@ def plan_install(tree: Tree, manifest: Manifest, profile: "VersionProfile", name
             out.add(f"{dest}/")
             for sub in tree.under(rel):
                 srel = dest + sub.rel[len(rel):]
+                if profile.distribution_exclude_nested and any(
+                        part in USER_OWNED_EXCLUDE for part in sub.rel[len(rel) + 1:].split("/")):
+                    # 0.13.0-0.16.0: copytree(ignore=...) drops user-owned names at every depth
+                    if sub.rel.rsplit("/", 1)[-1] in USER_OWNED_EXCLUDE:
+                        plan.skipped.append((sub.rel, "user-owned name: copytree ignores it at every depth"))
+                    continue
                 if sub.type == "dir":
                     out.add(f"{srel}/")
                 elif sub.type == "file":
@@ -906,7 +912,7 @@ def refusal(
     ``read`` errors of kind ``limit`` are returned as they are (they are
     hermes-audit's, not Hermes').
     """
-    symlink = first_symlink_error(tree)
+    symlink = first_symlink_error(tree) if profile.distribution_reject_symlinks else None
     if not profile.distribution_name_before_symlinks and symlink:
         return symlink
     if read.error is not None:

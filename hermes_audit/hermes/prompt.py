@@ -1082,7 +1082,7 @@ class _Builder:
 
     # -- identity and project context ------------------------------------------------------------------
     def simulate_files(self) -> None:
-        cap = ctx.cap_from_config(self.config, self.context_length, self.config_path)
+        cap = ctx.cap_from_config(self.config, self.context_length, self.config_path, profile=self.p)
         self.cap = cap
         try:
             self.report = ctx.simulate_context(self.cwd, self.p, self.scanner, cap, hermes_home=self.home, fs=self.fs)
