@@ -165,8 +165,9 @@ def _norm_ids(text):
 
     def fix(m):
         ids = m.group(2).split(", ")
-        inv = sorted(i for i in ids if i.startswith("invisible_unicode_"))
-        rest = [i for i in ids if not i.startswith("invisible_unicode_")]
+        invisible = ("invisible_unicode_", "invisible unicode ")  # the legacy scanner of 0.13.0-0.14.0: spaces
+        inv = sorted(i for i in ids if i.startswith(invisible))
+        rest = [i for i in ids if not i.startswith(invisible)]
         return f"[BLOCKED: {m.group(1)} contained potential prompt injection ({', '.join(inv + rest)})"
 
     return re.sub(r"\[BLOCKED: (.+?) contained potential prompt injection \(([^)]*)\)", fix, text)
@@ -223,7 +224,7 @@ def compare_batch(oracle, batch, profile_name: str) -> None:
                 assert set(mine.directories) == set(their_dirs), where
                 my_blocks = {h.directory: _norm_ids(h.text) for h in mine.hints}
                 for d, t in their_dirs.items():
-                    assert my_blocks.get(d) == t, f"{where}: directory {d}"
+                    assert my_blocks.get(d) == t, f"{where}: directory {d}: ours {my_blocks.get(d)!r} theirs {t!r}"
                     compared_blocks += t is not None
                 yielded = [t for t in their_dirs.values() if t is not None]
                 if theirs["text"] is None:

@@ -26,6 +26,7 @@ from tests.session_oracle import (compare_context_cases, compare_context_render,
 from tests.test_context_render_oracle import trees
 from tests.test_hints_oracle import CASES_PER_RUN, calls, compare_batch
 from tests.test_hints_oracle import trees as hint_trees
+from tests.test_profile import write_tree
 
 pytestmark = pytest.mark.oracle
 
@@ -35,7 +36,8 @@ def _release(release: str, profile: str):
 
 
 #: (release, the profile that models it) for every release whose session part this file proves.
-SESSION_RELEASES = [_release("0.15.0", "0.15"), _release("0.17.0", "0.17")]
+SESSION_RELEASES = [_release("0.13.0", "0.13"), _release("0.14.0", "0.13"), _release("0.15.0", "0.15"),
+                    _release("0.17.0", "0.17")]
 
 
 @pytest.mark.parametrize("release, profile", SESSION_RELEASES)
@@ -119,15 +121,33 @@ def test_hint_runtime_errors_equal_the_release(oracle_for, catalog, tmp_path, re
     assert "rules of a" in answer[2]["text"] and answer[3]["text"] is None
 
 
+def _linked(root):
+    """Symlinks inside the distribution: a file link at the top, a directory link, a nested file link."""
+    write_tree(root, {"distribution.yaml": "name: linked\n", "notes/soul.txt": "You are terse.\n",
+                      "shared/SKILL.md": "shared\n", "skills/a/SKILL.md": "a\n"})
+    os.symlink("notes/soul.txt", root / "SOUL.md")
+    os.symlink("../shared", root / "skills" / "alias")
+    os.symlink("SKILL.md", root / "skills" / "a" / "COPY.md")
+    return root
+
+
 @pytest.mark.parametrize("release, profile", SESSION_RELEASES)
 def test_profile_install_equals_the_release(oracle_for, tmp_path, release, profile):
+    """0.13.0-0.14.0 follow the symlinks of a distribution (the install copies what they point to); 0.15.0 on
+    refuse it."""
     extra = {"nested-user-owned": {"distribution.yaml": "name: nested\n", "skills/x/.env": "A=1\n",
                                    "skills/x/SKILL.md": "x\n", "skills/memories/m.md": "m\n",
-                                   "cron/sessions/s.json": "{}\n", "cron/jobs.json": "{}\n"}}
+                                   "cron/sessions/s.json": "{}\n", "cron/jobs.json": "{}\n"},
+             "linked": _linked}
     theirs = compare_profile_install(oracle_for(release), tmp_path, profile, extra=extra,
                                      requires=len(get_profile(profile).releases) == 1)
     files = set(theirs["plan-nested-user-owned"]["files"])
     assert ("skills/x/.env" in files) == (not get_profile(profile).distribution_exclude_nested)
+    linked = theirs["plan-linked"]
+    if get_profile(profile).distribution_reject_symlinks:
+        assert linked["error"].startswith("Profile distributions cannot contain symlinks: ")
+    else:
+        assert {"SOUL.md", "skills/alias/SKILL.md", "skills/a/COPY.md"} <= set(linked["files"])
 
 
 @pytest.mark.parametrize("release, profile", SESSION_RELEASES)
@@ -135,3 +155,23 @@ def test_memory_render_equals_the_release(oracle_for, tmp_path, release, profile
     theirs = compare_memory_homes(oracle_for(release), tmp_path, profile)
     blocked = "[BLOCKED" in (theirs["poisoned"]["memory_block"] or "")
     assert blocked == get_profile(profile).memory_scan_on_load
+
+
+@pytest.mark.parametrize("release, profile", SESSION_RELEASES)
+def test_hints_outside_the_working_directory_equal_the_release(oracle_for, catalog, tmp_path, release, profile):
+    """0.13.0-0.14.0 load the hint of a directory outside the working directory (a sibling repository, its
+    parents), shown relative to the home directory; 0.15.0 on, only inside it."""
+    oracle = oracle_for(release)
+    w = tmp_path / "proj"
+    w.mkdir()
+    (tmp_path / "sibling").mkdir()
+    (tmp_path / "sibling" / "AGENTS.md").write_text("sibling repo rules\n")
+    trace = [{"tool": "read_file", "args": {"path": "../sibling/x.py"}},
+             {"tool": "terminal", "args": {"command": f"cat {tmp_path}/sibling/y.py"}}]
+    answer = oracle.run("hints_trace", {"cases": [{"working_dir": str(w), "home": str(tmp_path), "calls": trace}]})[0]
+    prof = get_profile(profile)
+    report = simulate_hints(w, [(c["tool"], c["args"]) for c in trace], prof,
+                            scanner_for(catalog.parity, prof.scanner), home=str(tmp_path))
+    assert [c.text for c in report.calls] == [a["text"] for a in answer]
+    assert (answer[0]["text"] is not None and "~/sibling/AGENTS.md" in answer[0]["text"]) == \
+        prof.hint_outside_working_dir

@@ -91,3 +91,29 @@ def test_user_owned_names_are_dropped_at_every_depth_up_to_0_16(tmp_path, name, 
     files = plan.installed_set()
     assert "skills/x/SKILL.md" in files
     assert ("skills/x/.env" in files) == (not nested) and ("skills/memories/m.md" in files) == (not nested)
+
+
+@pytest.mark.parametrize("name,loads", [("0.13", True), ("0.15", False), ("latest", False)])
+def test_hints_outside_the_working_directory_load_up_to_0_14(catalog, name, loads):
+    fs = MemoryFS()
+    fs.add_dir("/home/u/proj")
+    fs.add_file("/home/u/sibling/AGENTS.md", b"sibling rules")
+    profile = get_profile(name)
+    rep = simulate_hints("/home/u/proj", [("read_file", {"path": "../sibling/x.py"})], profile,
+                         _scanner(catalog, profile), fs=fs, home="/home/u")
+    text = rep.calls[0].text
+    assert (text is not None and "[Subdirectory context discovered: ~/sibling/AGENTS.md]\nsibling rules" in text) == loads
+
+
+def test_memory_drift_guard_is_absent_up_to_0_14(tmp_path):
+    """0.13.0-0.14.0 have no ``_detect_external_drift``: a store that does not round-trip is rewritten by the
+    next replace/remove, not refused, so HA709 (the refusal) is not reported for them."""
+    from hermes_audit.audits.memory import audit_memory
+
+    (tmp_path / "memories").mkdir()
+    (tmp_path / "memories" / "MEMORY.md").write_text("a\n\u00a7\n\n\u00a7\nb", encoding="utf-8")
+    old = audit_memory([tmp_path], hermes_version="0.13")
+    new = audit_memory([tmp_path], hermes_version="0.15")
+    assert not old.stores[0].drift.refused and new.stores[0].drift.refused
+    assert "HA709" not in {f.rule_id for f in old.result.findings}
+    assert "HA709" in {f.rule_id for f in new.result.findings}

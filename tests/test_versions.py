@@ -187,8 +187,8 @@ def test_config_file_takes_a_release_name(tmp_path):
     assert data["hermes_version"] == "0.17" and data["files"][0]["hermes"]["status"] == "blocked"
 
 
-@pytest.mark.parametrize("command,version,label", [(["context"], "0.13", "Hermes 0.13-0.14"),
-                                                   (["hints", "x.py"], "0.14.0", "Hermes 0.13-0.14"),
+@pytest.mark.parametrize("command,version,label", [(["prompt"], "0.13", "Hermes 0.13-0.14"),
+                                                   (["prompt"], "0.14.0", "Hermes 0.13-0.14"),
                                                    (["prompt"], "0.15", "Hermes 0.15-0.16"),
                                                    (["prompt"], "0.17.0", "Hermes 0.17.0")])
 def test_session_commands_refuse_a_profile_without_a_session_model(tmp_path, command, version, label):
@@ -198,11 +198,12 @@ def test_session_commands_refuse_a_profile_without_a_session_model(tmp_path, com
     assert len(r.output.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("version,label", [("0.16.0", "Hermes 0.15-0.16"), ("0.17", "Hermes 0.17.0")])
+@pytest.mark.parametrize("version,label", [("0.14.0", "Hermes 0.13-0.14"), ("0.16.0", "Hermes 0.15-0.16"),
+                                           ("0.17", "Hermes 0.17.0")])
 @pytest.mark.parametrize("command", [["context", "--hermes-home", "h"], ["hints", "x.py"]])
-def test_0_15_and_0_17_model_the_context_files_and_the_hints(tmp_path, command, version, label):
-    """Issue 20: the context loaders, the hints and the install plan of 0.15.0-0.16.0 and 0.17.0 are modelled
-    (tests/test_parity_sessions.py compares them with the packages); the prompt dry run is not."""
+def test_0_13_to_0_17_model_the_context_files_and_the_hints(tmp_path, command, version, label):
+    """Issue 20: the context loaders, the hints and the install plan of 0.13.0-0.14.0, 0.15.0-0.16.0 and
+    0.17.0 are modelled (tests/test_parity_sessions.py compares them with the packages); the prompt is not."""
     (tmp_path / "h").mkdir()
     command = [str(tmp_path / c) if c == "h" else c for c in command]
     r = CliRunner().invoke(cli, [*command, "--hermes-version", version, "--cwd", str(tmp_path)],

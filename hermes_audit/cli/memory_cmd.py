@@ -77,6 +77,12 @@ def render_text(audit, color: bool) -> str:
             out.append(style("  drift: Hermes' memory tool refuses replace/remove on this file:", "yellow"))
             for i in s.drift.issues[:5]:
                 out.append(f"    - {printable(i.reason, 300)}")
+        elif s.drift is not None and not s.drift.roundtrips and audit.profile is not None \
+                and not audit.profile.memory_drift_guard:
+            out.append(f"  drift: {audit.profile.label} has no drift guard: its next replace or remove rewrites "
+                       "this file in the memory tool's format:")
+            for i in s.drift.issues[:5]:
+                out.append(f"    - {printable(i.reason, 300)}")
         if s.drift is not None and s.drift.duplicates:
             out.append(f"  {len(s.drift.duplicates)} duplicate entr{'y' if len(s.drift.duplicates) == 1 else 'ies'} "
                        "(Hermes keeps the first copy)")

@@ -147,6 +147,9 @@ class VersionProfile:
     hint_runtime_errors_escape: bool
     #: hints load from any directory a tool call touches, outside the working directory too (0.13.0-0.14.0)
     hint_outside_working_dir: bool
+    #: ``replace``/``remove`` refuse a store that does not round-trip (``_detect_external_drift``, 0.15.0 on);
+    #: else they re-read it and rewrite it in the tool's own format
+    memory_drift_guard: bool
     #: switch name -> where its value comes from (release, file, function)
     sources: tuple[tuple[str, str], ...] = ()
     #: switches whose value no runnable package confirms (read from source only; ``unconfirmed: true``)
