@@ -31,8 +31,23 @@ from hermes_audit.hermes.hermes_source import open_source
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.hermes.tokens import get_counter
+from tests import differential
 from tests.test_context_render_oracle import _materialise, _norm
 from tests.test_profile import HOSTILE_MANIFESTS, PLAN_TREES, write_tree
+
+
+def release_of(oracle) -> str:
+    """The release of ``oracle``'s cached environment (``oracle-0.15.0`` -> ``0.15.0``; an environment named
+    otherwise, ``$HERMES_AUDIT_ORACLE_VENV``, is 0.19.0's)."""
+    name = Path(oracle.python).parent.parent.name
+    return name[len("oracle-"):] if name.startswith("oracle-") else "0.19.0"
+
+
+def record(oracle, kind: str, inputs: int, comparisons: int) -> None:
+    """Count ``comparisons`` that all agreed (the helpers assert each first) on ``inputs`` for the release of
+    ``oracle`` under ``session: <kind>`` (tests/differential.py)."""
+    differential.count(release_of(oracle), f"session: {kind}", inputs=inputs, comparisons=comparisons,
+                       agreements=comparisons)
 
 
 def site_packages(oracle) -> Path:
@@ -69,6 +84,7 @@ def compare_context_render(oracle, catalog, batch: list[dict], profile_name: str
             assert rep.render_problem is None, (case, rep.render_problem)
             assert _norm(block) == _norm(theirs["block"]), (case, rep.to_dict())
             assert _norm(soul) == _norm(theirs["soul"]), case
+        record(oracle, "context render", len(cases), 2 * len(cases))
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -98,6 +114,7 @@ def compare_context_cases(oracle, catalog, tmp_path: Path, specs: dict[str, dict
         assert theirs["error"] is None, theirs["error"]
         assert _norm(block) == _norm(theirs["block"]), (case, rep.to_dict())
         assert _norm(soul_text) == _norm(theirs["soul"]), case
+    record(oracle, "context render", len(cases), 2 * len(cases))
     return got
 
 
@@ -125,6 +142,7 @@ def compare_profile_install(oracle, tmp_path: Path, profile_name: str, extra: Op
         assert ours == t["error"], key
         if t["error"] is None:
             assert rep.plan.name == t["name"] and rep.plan.installed_set() == set(t["files"]), key
+    record(oracle, "profile install", len(roots), len(roots) + sum(t["error"] is None for t in theirs))
     return dict(zip(roots, theirs))
 
 
@@ -162,6 +180,7 @@ def compare_prompt(oracle, catalog, tmp_path: Path, profile_name: str, release: 
         for tier in ("stable", "context", "volatile"):
             assert mine.tier_texts()[tier] == hermes["parts"][tier], (i, tier)
         assert mine.prompt == hermes["prompt"], i
+    record(oracle, "prompt", len(cases), 4 * len(cases))
     return theirs
 
 
@@ -197,4 +216,5 @@ def compare_memory_homes(oracle, tmp_path: Path, profile_name: str, homes: Optio
         audit = audit_memory([home], hermes_version=profile_name)
         want = "\n\n".join(b for b in (t["memory_block"], t["user_block"]) if b)
         assert _canon(audit.snapshot()) == _canon(want), name
+    record(oracle, "memory render", len(homes), len(homes))
     return dict(zip(homes, theirs))

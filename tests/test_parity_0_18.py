@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.session_oracle import compare_context_cases, compare_context_render, compare_profile_install, compare_prompt
+from tests.session_oracle import (compare_context_cases, compare_context_render, compare_memory_homes,
+                                  compare_profile_install, compare_prompt)
 from tests.test_context_render_oracle import trees
 from tests.test_hints_oracle import CASES_PER_RUN, calls, compare_batch
 from tests.test_hints_oracle import trees as hint_trees
@@ -72,3 +73,9 @@ def test_prompt_equals_hermes_0_18_2_byte_for_byte(hermes18, catalog, tmp_path, 
     assert "Keep replies short." in telegram  # the config append; 0.18.2 has no rich-messages extension
     if extra_env:
         assert "Runtime surface: you're running inside the Hermes desktop GUI app." in theirs[0]["prompt"]
+
+
+def test_memory_render_equals_hermes_0_18_2(hermes18, tmp_path):
+    theirs = compare_memory_homes(hermes18, tmp_path, "0.18")
+    assert "[BLOCKED" in theirs["poisoned"]["memory_block"] and "memory(action=read)" not in \
+        theirs["poisoned"]["memory_block"]

@@ -43,6 +43,9 @@ def render_text(audit, color: bool) -> str:
     out.append(style(f"{where} — {audit.result.hermes_version} profile; {lim}", bold=True))
     for p in cfg.problems:
         out.append(f"  ! {printable(p, 300)}")
+    if audit.profile is not None and not audit.profile.memory_scan_on_load:
+        out.append(f"  {audit.profile.label} scans memory only when its memory tool writes an entry: every entry on "
+                   "disk enters the prompt as it is (the findings below are hermes-audit's)")
     out.append("")
     colors = {"loaded": "green", "blocked": "red", "empty": None, "missing": None, "skipped": "yellow",
               "disabled": "yellow"}
