@@ -22,7 +22,7 @@ from hermes_audit.hermes.hints import simulate_hints
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for
 from tests.session_oracle import (compare_context_cases, compare_context_render, compare_memory_homes,
-                                  compare_profile_install, ours_context)
+                                  compare_profile_install, compare_prompt, ours_context)
 from tests.test_context_render_oracle import trees
 from tests.test_hints_oracle import CASES_PER_RUN, calls, compare_batch
 from tests.test_hints_oracle import trees as hint_trees
@@ -175,3 +175,21 @@ def test_hints_outside_the_working_directory_equal_the_release(oracle_for, catal
     assert [c.text for c in report.calls] == [a["text"] for a in answer]
     assert (answer[0]["text"] is not None and "~/sibling/AGENTS.md" in answer[0]["text"]) == \
         prof.hint_outside_working_dir
+
+
+#: The releases whose prompt dry run is modelled here (0.17.0's agent/system_prompt.py is 0.18.2's but for the
+#: computer-use block; 0.13.0-0.16.0's are not modelled).
+PROMPT_RELEASES = [_release("0.17.0", "0.17")]
+
+
+@pytest.mark.parametrize("release, profile", PROMPT_RELEASES)
+@pytest.mark.parametrize("extra_env", [{}, {"HERMES_DESKTOP": "1"}, {"HERMES_DESKTOP_TERMINAL": "yes"}],
+                         ids=["plain", "desktop", "desktop-terminal"])
+def test_prompt_equals_the_release_byte_for_byte(oracle_for, catalog, tmp_path, release, profile, extra_env):
+    """The whole prompt, tier by tier, on the frozen sessions of tests/test_prompt_oracle.py and a tui session:
+    0.17.0 has the desktop line, no Telegram rich-messages extension, no tui pane clarifier, no
+    ``agent.coding_instructions`` and takes any git repository for a code workspace."""
+    theirs = compare_prompt(oracle_for(release), catalog, tmp_path, profile, release, extra_env)
+    if extra_env:
+        assert "Runtime surface: you're running inside the Hermes desktop GUI app." in theirs[0]["prompt"]
+    assert "Operator instructions" not in theirs[4]["prompt"]  # config.yaml sets them; 0.17.0 ignores them

@@ -189,8 +189,7 @@ def test_config_file_takes_a_release_name(tmp_path):
 
 @pytest.mark.parametrize("command,version,label", [(["prompt"], "0.13", "Hermes 0.13-0.14"),
                                                    (["prompt"], "0.14.0", "Hermes 0.13-0.14"),
-                                                   (["prompt"], "0.15", "Hermes 0.15-0.16"),
-                                                   (["prompt"], "0.17.0", "Hermes 0.17.0")])
+                                                   (["prompt"], "0.15", "Hermes 0.15-0.16")])
 def test_session_commands_refuse_a_profile_without_a_session_model(tmp_path, command, version, label):
     r = CliRunner().invoke(cli, [*command, "--hermes-version", version, "--cwd", str(tmp_path)],
                            env={"HERMES_AUDIT_SERVER": ""})
@@ -296,3 +295,12 @@ def test_auto_predicts_the_hermes_the_install_gate_will_run(tmp_path, monkeypatc
     assert resolve_hermes_version(None, str(empty))[0] == "latest"
     hook = (Path(__file__).resolve().parents[1] / "hooks" / "hermes-profile-install").read_text(encoding="utf-8")
     assert "export HERMES_AUDIT_HERMES_COMMAND" in hook
+
+
+def test_0_17_models_the_prompt(tmp_path):
+    """0.17.0's agent/system_prompt.py is 0.18.2's but for the computer-use block (tests/test_parity_sessions.py
+    compares the whole prompt with the package); 0.13.0-0.16.0's prompt is refused."""
+    (tmp_path / "h").mkdir()
+    r = CliRunner().invoke(cli, ["prompt", "--hermes-home", str(tmp_path / "h"), "--hermes-version", "0.17.0",
+                                 "--cwd", str(tmp_path)], env={"HERMES_AUDIT_SERVER": ""})
+    assert r.exit_code in (0, 1) and "not modelled" not in r.output, r.output

@@ -150,6 +150,11 @@ class VersionProfile:
     #: ``replace``/``remove`` refuse a store that does not round-trip (``_detect_external_drift``, 0.15.0 on);
     #: else they re-read it and rewrite it in the tool's own format
     memory_drift_guard: bool
+    #: a git repository without a project marker is a code workspace only with source files in its top two
+    #: levels (``_has_code_files``, 0.18.0 on); else any git repository is (the coding posture)
+    prompt_code_files_gate: bool
+    #: config.yaml ``agent.coding_instructions`` is appended to the coding layers (0.18.0 on)
+    prompt_coding_instructions: bool
     #: switch name -> where its value comes from (release, file, function)
     sources: tuple[tuple[str, str], ...] = ()
     #: switches whose value no runnable package confirms (read from source only; ``unconfirmed: true``)
