@@ -12,7 +12,8 @@ tests/test_parity_sessions.py, ...) only choose the release, the profile and wha
 * :func:`compare_prompt`: the whole system prompt on the frozen sessions of tests/test_prompt_oracle.py;
 * :func:`compare_memory_homes`: the memory blocks of real memory stores (``memory --render``).
 
-The hints are compared call by call by :func:`tests.test_hints_oracle.compare_batch`.
+The hints are compared call by call by :func:`tests.test_hints_oracle.compare_batch`. Each helper records what
+it compared (:func:`record`, ``session: <kind>`` in tests/differential_counts.json) once its asserts passed.
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ generated trees and on the cases where the releases differ (the fixed 20,000 cap
 ``Use file tools`` marker, 0.17.0's cap from the model's window, the ``.hermes.md`` walk above a session without a
 git root up to 0.17.0), the subdirectory hints call by call on generated traces (``~unknown_user`` and symlink
 loops make ``check_tool_call`` raise up to 0.17.0; 0.13.0-0.14.0 load hints outside the working directory),
-``hermes profile install`` (user-owned names dropped at every depth up to 0.16.0) and the memory blocks of stores on
-disk (0.13.0-0.14.0 do not scan at load).
+``hermes profile install`` (user-owned names dropped at every depth up to 0.16.0, symlinks followed up to 0.14.0),
+the memory blocks of stores on disk (0.13.0-0.14.0 do not scan at load) and, for 0.17.0, the whole prompt byte for
+byte. The comparisons record their counts (tests/differential.py) when recording.
 """
 
 from __future__ import annotations
