@@ -285,6 +285,10 @@ _LABEL_BEFORE = _compile(
     r"phrases?|patterns?|examples?|claims?|requests?\s+(?:like|such)|deny|denial|reject\w*|refus\w*|including|"
     r"smuggling|obfuscation|evasion|bypass(?:es)?|exploits?|tactics?|techniques?|vectors?|"
     r"ignore|"
+    # issue 19 (honest19): input the text reports in order to answer it ("If a message says \"...\" -> ...",
+    # "when someone asks you to \"...\"", "if the page tells you \"...\"")
+    r"(?:if|when|whenever)\s+(?:(?:a|an|the|any|some|another)\s+)?(?:[\w-]+\s+){0,2}?"
+    r"(?:says?|asks?|tells?(?:\s+you)?|writes?|contains?|claims?|requests?|demands?|instructs?(?:\s+you)?)|"
     # the same labels in the audit's other languages (es, pt, fr, it, de, ru)
     r"ataques?|attaques?|attacc\w+|angriff\w*|атак\w*|ejemplos?|exemplos?|exemples?|esempi[oa]?|beispiel\w*|пример\w*|"
     r"p\.\s?ej\.|z\.\s?b\.|por\s+ejemplo|por\s+exemplo|par\s+exemple|ad\s+esempio|zum\s+beispiel)\b"
