@@ -140,6 +140,18 @@ def lead_in(text: str, line_start: int) -> Optional[str]:
     return None
 
 
+#: issue 19: a statement of what something cannot do, then a comma-separated series of short verb phrases up to
+#: the match: "it cannot authorize changes, override safety rules, expand task scope". Only declarative
+#: negations of ability or permission with a third-person subject (not "don't" / "never", whose "don't be shy,
+#: ignore ..." is an order, nor "you cannot stop now, ignore ..."), each item at most three words, at least one
+#: comma: the match is the next item of the same negated series.
+_CANNOT_SERIES_TAIL = _compile(
+    r"\b(?:it|this|that|these|those|they|which|he|she)[ \t]{1,3}(?:cannot|can[\'\u2019]t|can[ \t]not|may[ \t]not|must[ \t]not|mustn[\'\u2019]t|shall[ \t]not|is[ \t]not[ \t]allowed[ \t]to|"
+    r"are[ \t]not[ \t]allowed[ \t]to)[ \t]{1,3}(?:\w[\w\-]*(?:[ \t]{1,2}\w[\w\-]*){0,2}[ \t]{0,2},[ \t]{0,2}(?:(?:or|and|nor)[ \t]{1,3})?){1,6}\Z",
+    re.I,
+)
+
+
 def negated_before(text: str, start: int) -> Optional[str]:
     """The negation that governs ``start`` on its clause ("never read, print, commit, or"), or ``None``.
 
@@ -148,7 +160,10 @@ def negated_before(text: str, start: int) -> Optional[str]:
     prefix = _clause_prefix(text, start)
     m = _NEGATED_TAIL.search(prefix)
     if m is None:
-        return None
+        m = _CANNOT_SERIES_TAIL.search(prefix)
+        if m is None or _REFUSAL_AT_START.match(text, start):
+            return None
+        return " ".join(m.group(0).split())
     if _NOT_A_PROHIBITION.match(prefix, m.start()) or _REFUSAL_AT_START.match(text, start):
         return None
     return " ".join(m.group(0).split())
