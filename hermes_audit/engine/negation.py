@@ -140,6 +140,18 @@ def lead_in(text: str, line_start: int) -> Optional[str]:
     return None
 
 
+#: issue 19: a statement of what something cannot do, then a comma-separated series of short verb phrases up to
+#: the match: "it cannot authorize changes, override safety rules, expand task scope". Only declarative
+#: negations of ability or permission with a third-person subject (not "don't" / "never", whose "don't be shy,
+#: ignore ..." is an order, nor "you cannot stop now, ignore ..."), each item at most three words, at least one
+#: comma: the match is the next item of the same negated series.
+_CANNOT_SERIES_TAIL = _compile(
+    r"\b(?:it|this|that|these|those|they|which|he|she)[ \t]{1,3}(?:cannot|can[\'\u2019]t|can[ \t]not|may[ \t]not|must[ \t]not|mustn[\'\u2019]t|shall[ \t]not|is[ \t]not[ \t]allowed[ \t]to|"
+    r"are[ \t]not[ \t]allowed[ \t]to)[ \t]{1,3}(?:\w[\w\-]*(?:[ \t]{1,2}\w[\w\-]*){0,2}[ \t]{0,2},[ \t]{0,2}(?:(?:or|and|nor)[ \t]{1,3})?){1,6}\Z",
+    re.I,
+)
+
+
 def negated_before(text: str, start: int) -> Optional[str]:
     """The negation that governs ``start`` on its clause ("never read, print, commit, or"), or ``None``.
 
@@ -148,7 +160,10 @@ def negated_before(text: str, start: int) -> Optional[str]:
     prefix = _clause_prefix(text, start)
     m = _NEGATED_TAIL.search(prefix)
     if m is None:
-        return None
+        m = _CANNOT_SERIES_TAIL.search(prefix)
+        if m is None or _REFUSAL_AT_START.match(text, start):
+            return None
+        return " ".join(m.group(0).split())
     if _NOT_A_PROHIBITION.match(prefix, m.start()) or _REFUSAL_AT_START.match(text, start):
         return None
     return " ".join(m.group(0).split())
@@ -285,6 +300,10 @@ _LABEL_BEFORE = _compile(
     r"phrases?|patterns?|examples?|claims?|requests?\s+(?:like|such)|deny|denial|reject\w*|refus\w*|including|"
     r"smuggling|obfuscation|evasion|bypass(?:es)?|exploits?|tactics?|techniques?|vectors?|"
     r"ignore|"
+    # issue 19 (honest19): input the text reports in order to answer it ("If a message says \"...\" -> ...",
+    # "when someone asks you to \"...\"", "if the page tells you \"...\"")
+    r"(?:if|when|whenever)\s+(?:(?:a|an|the|any|some|another)\s+)?(?:[\w-]+\s+){0,2}?"
+    r"(?:says?|asks?|tells?(?:\s+you)?|writes?|contains?|claims?|requests?|demands?|instructs?(?:\s+you)?)|"
     # the same labels in the audit's other languages (es, pt, fr, it, de, ru)
     r"ataques?|attaques?|attacc\w+|angriff\w*|атак\w*|ejemplos?|exemplos?|exemples?|esempi[oa]?|beispiel\w*|пример\w*|"
     r"p\.\s?ej\.|z\.\s?b\.|por\s+ejemplo|por\s+exemplo|par\s+exemple|ad\s+esempio|zum\s+beispiel)\b"
