@@ -8,6 +8,8 @@
   carrier alone;
 * ``attacks-manifest.tsv`` and ``benign-manifest.tsv`` in the shape ``python -m benchmarks.detection`` reads.
 
+``python tests/generalization/build.py round2`` builds round 2 (``payloads2``, ``honest2``) into ``round2/``.
+
 Deterministic: running it twice gives the same bytes. The files are committed; rerun after editing a source.
 """
 
@@ -21,8 +23,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from carriers import CARRIERS  # noqa: E402
-from honest import HONEST  # noqa: E402
-from payloads import PAYLOADS  # noqa: E402
 
 
 def _boundaries(text: str) -> list[int]:
@@ -47,7 +47,16 @@ def embed(carrier: str, payload: str, n: int) -> tuple[str, int]:
     return "\n".join(new), at + 2
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    """``build.py`` builds round 1 next to this file; ``build.py round2`` builds round 2 into ``round2/``."""
+    global HERE
+    if argv[1:] == ["round2"]:
+        from honest2 import HONEST
+        from payloads2 import PAYLOADS
+        HERE = HERE / "round2"
+    else:
+        from honest import HONEST
+        from payloads import PAYLOADS
     for d in ("attacks", "benign"):
         shutil.rmtree(HERE / d, ignore_errors=True)
     names = sorted(CARRIERS)
@@ -65,7 +74,7 @@ def main() -> int:
             arows.append("\t".join((rel.as_posix(), hname, cat, klass, "attack", variant, lang, str(no), carrier,
                                     str(line))))
     brows = ["\t".join(("path", "hermes_name", "language", "notes"))]
-    (HERE / "benign").mkdir()
+    (HERE / "benign").mkdir(parents=True)
     for no, (lang, note, text) in enumerate(HONEST, 1):
         cname = names[no % len(names)]
         hname, ctext = CARRIERS[cname]
@@ -86,4 +95,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv))
