@@ -172,6 +172,8 @@ _REPORTED = _compile(
     r"(?:"
     r"\b(?:tell(?:s|ing)?|ask(?:s|ing)?|instruct(?:s|ing)?|urg(?:es|ing)|direct(?:s|ing)?|trick(?:s|ing)?|"
     r"convinc(?:es|ing)|push(?:es|ing)?|get(?:s|ting)?|want(?:s|ing)?)\s+(?:you|the\s+(?:model|agent|assistant|ai|llm))\s+to"
+    # issue 19 (general19): "... ask the model to play an AI without rules" reports the role it is asked to take
+    r"(?:\s+(?:play|be|act\s+as|become|pretend\s+to\s+be|role-?play(?:\s+as)?|imitate|simulate)(?:\s+(?:an?|the))?)?"
     r"|\b(?:such\s+as|e\.g\.|i\.e\.|for\s+example|for\s+instance|like|including|say(?:s|ing)?|reads?|contain(?:s|ing)?)"
     r"|\b(?:instructions?|attempts?|tries|trying|designed|meant|prompts?|payloads?|attacks?)\s+to"
     # issue 19 (general19): "prompts that try to make the model ...", and reported requests of other languages
