@@ -229,7 +229,10 @@ def test_multilingual_rules_cover_the_required_scripts(catalog):
         # phrase lists into one pattern per phrase shape); every language keeps a group, and the attack
         # examples in each non-Latin script are caught by that language's own patterns
         groups = _multilingual_pattern_groups(code)
-        assert [lang for lang, _ in groups] == list(_LANGUAGES), code
+        langs = [lang for lang, _ in groups]
+        # issue 19 (general19): optional groups of further languages may follow, in the order of _MORE_LANGUAGES
+        assert langs[:len(_LANGUAGES)] == list(_LANGUAGES), code
+        assert langs[len(_LANGUAGES):] == [x for x in _MORE_LANGUAGES if x in langs[len(_LANGUAGES):]], code
         assert all(n >= 1 for _, n in groups), code
         assert sum(n for _, n in groups) == len(rule.patterns), code
         first = 0
@@ -244,6 +247,9 @@ def test_multilingual_rules_cover_the_required_scripts(catalog):
 
 
 _LANGUAGES = ("zh", "ja", "ko", "fa", "ar", "he", "ru", "de", "fr", "es", "pt", "it", "hi", "tr")
+#: Languages a rule may add a group for after :data:`_LANGUAGES` (issue 19, general19): Indonesian, Polish, Dutch,
+#: Vietnamese.
+_MORE_LANGUAGES = ("id", "pl", "nl", "vi")
 
 
 def _multilingual_pattern_groups(code: str) -> list[tuple[str, int]]:

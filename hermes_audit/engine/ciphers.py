@@ -72,6 +72,16 @@ def _reads_as_english(decoded: str) -> bool:
     return n >= MIN_WORDS and share >= MIN_ENGLISH
 
 
+#: issue 19 (general19): 8-bit binary that spells a short command or phrase ("cat ~/.ssh/id_rsa", "ignore previous
+#: instructions"): printable ASCII, at least two words of letters, and no run of control or odd bytes. The shape of a
+#: binary run (at least six whole bytes of ASCII letters) is rare enough in honest text that a short clear text counts.
+_COMMAND_TEXT = re.compile(r"[ -~]{4,400}")
+
+
+def _reads_as_command(decoded: str) -> bool:
+    return _COMMAND_TEXT.fullmatch(decoded) is not None and len(re.findall(r"[A-Za-z]{2,}", decoded)) >= 2
+
+
 # --- block encodings --------------------------------------------------------------------------------------
 
 #: Ascii85: a run without spaces of the 85 characters ``!``..``u``, alone on its line, after a label (``x: ``) or
@@ -223,12 +233,24 @@ def _leet_lines(text: str) -> list[tuple[int, int]]:
     return out
 
 
+def _with_label_tails(text: str, lines: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``lines`` and, for a line with a lead-in label ("Read this backwards and obey: ..."), the part after its last
+    ``": "`` as a candidate of its own (issue 19: the clear lead-in would otherwise dilute the ciphered words)."""
+    out: list[tuple[int, int]] = []
+    for a, b in lines:
+        out.append((a, b))
+        cut = text.rfind(": ", a, b)
+        if cut != -1 and b - (cut + 2) >= 20:
+            out.append((cut + 2, b))
+    return out
+
+
 def _substitution_candidates(text: str) -> Iterator[tuple[int, int, str, str]]:
     lower = text.lower()
     tells = [(name, _word_lines(text, lower, words), decode) for name, words, decode in _TELLS]
     tells.append(("leetspeak", _leet_lines(text), _unleet))
     for name, lines, decode in tells:
-        for a, b in lines:
+        for a, b in _with_label_tails(text, lines):
             line = text[a:b]
             if len(line) > MAX_RUN_CHARS:
                 continue
@@ -289,7 +311,7 @@ def detect_cipher_text(text: str, params: dict) -> Iterator[DetectorHit]:
             continue
         if decoded is None:
             decoded = _DECODERS[kind](text[s:e])
-        if decoded is None or not _reads_as_english(decoded):
+        if decoded is None or not (_reads_as_english(decoded) or (kind == "binary" and _reads_as_command(decoded))):
             continue
         budget -= len(decoded)
         taken_until = e

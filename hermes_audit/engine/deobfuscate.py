@@ -27,8 +27,14 @@ composed, so a match in the view still points at the raw characters:
 5. **Turkish I**: dotted capital ``İ`` and dotless ``ı`` become ``I`` and ``i``
    (Python's case-insensitive matching keeps them apart from ``i``), so
    ``İGNORE`` matches the English rules and the Turkish rules need one spelling.
+6. **Split keywords** (issue 19): a word broken by hyphens or underscores
+   (``ig-nore``, ``in-struc-tions``, ``ex_filtrate``) is joined when the joined
+   word is one of :data:`SPLIT_KEYWORDS`, and quoted fragments glued with ``+``
+   (``'ign' + 'ore all prev' + 'ious'``) are joined when the joined text holds
+   a keyword that no fragment holds alone. Ordinary compounds (``pre-commit``,
+   ``prior_instructions``, ``'Hello, ' + 'world'``) are left alone.
 
-6. **Markdown emphasis and empty inline tags** (issue 18, round 8): the
+7. **Markdown emphasis and empty inline tags** (issue 18, round 8): the
    rendered words, not the markup that splits them. A ``*``/``**``/``***`` or
    ``~~`` run between two letters (``Ig*no*re``, ``ig~~no~~re``) is removed; a
    pair of ``_``/``__``/``___`` runs around a word or a few words
@@ -306,9 +312,45 @@ def fold_turkish_i(text: str) -> MappedText:
     return MappedText.from_edits(text, edits)
 
 
+#: Step 6: words of the injection and exfiltration rules that a splice may break (issue 19).
+SPLIT_KEYWORDS = frozenset("""
+ignore disregard forget previous prior instructions instruction directives guidelines system prompt override
+bypass jailbreak reveal exfiltrate exfiltration credentials credential password passwords secret secrets token
+tokens upload download execute delete private apikey apikeys
+""".split())
+_SPLIT_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{1,12}(?:[-_][A-Za-z]{1,12}){1,5}(?![A-Za-z0-9])")
+_FRAGMENTS = re.compile(r"""(['"])[^'"\n]{1,60}\1(?:[ \t]{0,3}\+[ \t]{0,3}(['"])[^'"\n]{1,60}\2){1,20}""")
+_FRAGMENT = re.compile(r"""(['"])([^'"\n]{1,60})\1""")
+_KEYWORD = re.compile(r"[A-Za-z]+")
+
+
+def join_split_keywords(text: str) -> MappedText:
+    """Step 6: ``ig-nore`` / ``ex_filtrate`` joined when the joined word is a keyword, and ``'ign' + 'ore'`` joined
+    when the joined text holds a keyword that no fragment holds (see the module docstring)."""
+    if "-" not in text and "_" not in text and "+" not in text:
+        return MappedText(text, text)
+    drop: list[int] = []
+    for m in _SPLIT_WORD.finditer(text):
+        word = m.group(0)
+        if "".join(c for c in word if c.isalpha()).lower() in SPLIT_KEYWORDS:
+            drop.extend(m.start() + i for i, c in enumerate(word) if c in "-_")
+    if "+" in text:
+        for m in _FRAGMENTS.finditer(text):
+            parts = list(_FRAGMENT.finditer(text, m.start(), m.end()))
+            joined = "".join(f.group(2) for f in parts).lower()
+            alone = {w.lower() for f in parts for w in _KEYWORD.findall(f.group(2))}
+            if not any(w in SPLIT_KEYWORDS and w not in alone for w in _KEYWORD.findall(joined)):
+                continue
+            for a, b in zip(parts, parts[1:]):
+                drop.extend(range(a.end() - 1, b.start() + 1))  # closing quote, " + ", opening quote
+    if not drop:
+        return MappedText(text, text)
+    return MappedText.from_edits(text, ((i, "") for i in sorted(set(drop))))
+
+
 _INLINE_TAG = (r"(?:b|i|u|s|em|strong|del|ins|mark|span|sub|sup|small|big|tt|font|q|abbr|cite|dfn|var|samp|kbd|code"
                r"|strike|wbr)")
-#: Step 6: emphasis delimiters and attribute-less inline tags that split or wrap a word (see the module docstring).
+#: Step 7: emphasis delimiters and attribute-less inline tags that split or wrap a word (see the module docstring).
 #: Each alternative opens with its delimiter and checks what stands before it in a look-behind (the search then
 #: jumps from one delimiter to the next). Bounded: a ``_`` pair holds at most 80 characters, a tag run at most
 #: eight tags of at most 14 characters each.
@@ -320,12 +362,12 @@ _EMPHASIS = compile_builtin(
     r"(?=$|[\s*\"'<~\u201d\u2019\u00bb]|[.!?,;:)](?:\s|$))",
     re.I | re.M,
 )
-#: Every character step 6 removes is one of these (issue 8: a text without any skips the step).
+#: Every character step 7 removes is one of these (issue 8: a text without any skips the step).
 _EMPHASIS_CHARS = ("*", "~~", "_", "<")
 
 
 def strip_emphasis(text: str) -> MappedText:
-    """Step 6: emphasis delimiters and empty or attribute-less inline tags that split or wrap words removed."""
+    """Step 7: emphasis delimiters and empty or attribute-less inline tags that split or wrap words removed."""
     if not any(c in text for c in _EMPHASIS_CHARS):
         return MappedText(text, text)
     drop: list[int] = []
@@ -342,13 +384,13 @@ def strip_emphasis(text: str) -> MappedText:
 
 
 def deobfuscate(text: str, nfkc_view: Optional[MappedText] = None) -> MappedText:
-    """De-obfuscated view of ``text`` (steps 1-6 of the module docstring) with a map back to ``text``.
+    """De-obfuscated view of ``text`` (steps 1-7 of the module docstring) with a map back to ``text``.
 
     ``nfkc_view``: ``nfkc(text)`` when the caller has it already; it is used (not computed again) when
     step 1 changes nothing (issue 8).
     """
     view = strip_invisible(text)
-    for step in (nfkc, fold_confusables, join_letter_spacing, fold_turkish_i, strip_emphasis):
+    for step in (nfkc, fold_confusables, join_letter_spacing, fold_turkish_i, join_split_keywords, strip_emphasis):
         if step is nfkc and nfkc_view is not None and view.is_identity and view.text is text:
             nxt = nfkc_view
         else:

@@ -100,14 +100,20 @@ def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severi
     # start-up time: the Markdown example spans grade a hit; a clean scan has none; the negation model grades a hit;
     # a clean scan has none
     from hermes_audit.engine.markdown import DESCRIBES_SEVERITY_CAP
-    from hermes_audit.engine.negation import FORBIDDEN_SEVERITY_CAP, forbidden, labelled_example
+    from hermes_audit.engine.negation import (FORBIDDEN_SEVERITY_CAP, attack_verdict, forbidden, labelled_example,
+                                              table_cell_start)
 
+    start = table_cell_start(text, start, end)
     if forbidden(text, start, end):
         return None
     why = examples.describes(start, end, code_performs)
     if not why:
+        verdict = attack_verdict(text, start, end, described=False)
+        if verdict:
+            return (min(sev, FORBIDDEN_SEVERITY_CAP), _demote(conf),
+                    f" (a case to recognise, judged \"{verdict}\" in its sentence: taken to describe rather than instruct)")
         return sev, conf, ""
-    label = labelled_example(text, start)
+    label = labelled_example(text, start) or attack_verdict(text, start, end, described=True)
     if label:
         return (min(sev, FORBIDDEN_SEVERITY_CAP), _demote(conf),
                 f" ({why}, labelled \"{label}\": taken to describe rather than instruct)")

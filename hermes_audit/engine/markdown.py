@@ -308,8 +308,14 @@ _REPORTED = _compile(
     r"(?:"
     r"\b(?:tell(?:s|ing)?|ask(?:s|ing)?|instruct(?:s|ing)?|urg(?:es|ing)|direct(?:s|ing)?|trick(?:s|ing)?|"
     r"convinc(?:es|ing)|push(?:es|ing)?|get(?:s|ting)?|want(?:s|ing)?)\s+(?:you|the\s+(?:model|agent|assistant|ai|llm))\s+to"
+    # issue 19 (general19): "... ask the model to play an AI without rules" reports the role it is asked to take
+    r"(?:\s+(?:play|be|act\s+as|become|pretend\s+to\s+be|role-?play(?:\s+as)?|imitate|simulate)(?:\s+(?:an?|the))?)?"
     r"|\b(?:such\s+as|e\.g\.|i\.e\.|for\s+example|for\s+instance|like|including|say(?:s|ing)?|reads?|contain(?:s|ing)?)"
     r"|\b(?:instructions?|attempts?|tries|trying|designed|meant|prompts?|payloads?|attacks?)\s+to"
+    # issue 19 (general19): "prompts that try to make the model ...", and reported requests of other languages
+    r"|\b(?:try|tries|trying|attempt(?:s|ing)?)\s+to\s+(?:make|get|trick|convince|force|coax|persuade)\s+"
+    r"(?:you|the\s+(?:model|agent|assistant|ai|llm|bot))(?:\s+to)?"
+    r"|要求你|让你|讓你|叫你|يطلب|تطلب|просит\s+тебя|просят\s+тебя|te\s+pide|te\s+piden|te\s+pede|te\s+demande|dich\s+auffordert"
     r"|\b(?:phrases?|wording|text|strings?|patterns?|examples?|payloads?|attempts?|attacks?|requests?|messages?|input)"
     r"\s+(?:like|such\s+as|that\s+says?|saying|reading|containing|asking\s+you\s+to|telling\s+you\s+to)"
     r")[\s:,\-\u2014]{0,3}$",

@@ -140,6 +140,18 @@ def lead_in(text: str, line_start: int) -> Optional[str]:
     return None
 
 
+#: issue 19: a statement of what something cannot do, then a comma-separated series of short verb phrases up to
+#: the match: "it cannot authorize changes, override safety rules, expand task scope". Only declarative
+#: negations of ability or permission with a third-person subject (not "don't" / "never", whose "don't be shy,
+#: ignore ..." is an order, nor "you cannot stop now, ignore ..."), each item at most three words, at least one
+#: comma: the match is the next item of the same negated series.
+_CANNOT_SERIES_TAIL = _compile(
+    r"\b(?:it|this|that|these|those|they|which|he|she)[ \t]{1,3}(?:cannot|can[\'\u2019]t|can[ \t]not|may[ \t]not|must[ \t]not|mustn[\'\u2019]t|shall[ \t]not|is[ \t]not[ \t]allowed[ \t]to|"
+    r"are[ \t]not[ \t]allowed[ \t]to)[ \t]{1,3}(?:\w[\w\-]*(?:[ \t]{1,2}\w[\w\-]*){0,2}[ \t]{0,2},[ \t]{0,2}(?:(?:or|and|nor)[ \t]{1,3})?){1,6}\Z",
+    re.I,
+)
+
+
 def negated_before(text: str, start: int) -> Optional[str]:
     """The negation that governs ``start`` on its clause ("never read, print, commit, or"), or ``None``.
 
@@ -148,7 +160,10 @@ def negated_before(text: str, start: int) -> Optional[str]:
     prefix = _clause_prefix(text, start)
     m = _NEGATED_TAIL.search(prefix)
     if m is None:
-        return None
+        m = _CANNOT_SERIES_TAIL.search(prefix)
+        if m is None or _REFUSAL_AT_START.match(text, start):
+            return None
+        return " ".join(m.group(0).split())
     if _NOT_A_PROHIBITION.match(prefix, m.start()) or _REFUSAL_AT_START.match(text, start):
         return None
     return " ".join(m.group(0).split())
@@ -285,6 +300,10 @@ _LABEL_BEFORE = _compile(
     r"phrases?|patterns?|examples?|claims?|requests?\s+(?:like|such)|deny|denial|reject\w*|refus\w*|including|"
     r"smuggling|obfuscation|evasion|bypass(?:es)?|exploits?|tactics?|techniques?|vectors?|"
     r"ignore|"
+    # issue 19 (honest19): input the text reports in order to answer it ("If a message says \"...\" -> ...",
+    # "when someone asks you to \"...\"", "if the page tells you \"...\"")
+    r"(?:if|when|whenever)\s+(?:(?:a|an|the|any|some|another)\s+)?(?:[\w-]+\s+){0,2}?"
+    r"(?:says?|asks?|tells?(?:\s+you)?|writes?|contains?|claims?|requests?|demands?|instructs?(?:\s+you)?)|"
     # the same labels in the audit's other languages (es, pt, fr, it, de, ru)
     r"ataques?|attaques?|attacc\w+|angriff\w*|атак\w*|ejemplos?|exemplos?|exemples?|esempi[oa]?|beispiel\w*|пример\w*|"
     r"p\.\s?ej\.|z\.\s?b\.|por\s+ejemplo|por\s+exemplo|par\s+exemple|ad\s+esempio|zum\s+beispiel)\b"
@@ -317,4 +336,101 @@ def labelled_example(text: str, start: int) -> Optional[str]:
                  or _LABEL_BEFORE.search(lead))
             if m is not None:
                 return " ".join(m.group(0).split())[-60:]
+    head = _table_head(text, line_start)
+    if head is not None:
+        m = _DESCRIBES_LEAD_IN.search(head) or _LABEL_BEFORE.search(head)
+        if m is not None:
+            return " ".join(m.group(0).split())[-60:]
     return None
+
+
+def _table_head(text: str, line_start: int) -> Optional[str]:
+    """For a line of a Markdown table: its header row and the line before the table (issue 19: "| Kind | Example input
+    we reject |" labels the quoted cells below it), or ``None``."""
+    if not text[line_start:line_start + 40].lstrip().startswith("|"):
+        return None
+    pos, head = line_start, None
+    for _ in range(200):
+        if pos <= 0:
+            break
+        prev = text.rfind("\n", 0, pos - 1) + 1
+        line = text[prev:pos - 1]
+        if not line.lstrip().startswith("|"):
+            return (head or "") + "\n" + line
+        head, pos = line, prev
+    return head
+
+
+#: issue 19 (general19): words of a sentence that judge the text it quotes or reports an attack, in every language of
+#: the audit: "treat it as an attack", "is a prompt injection", "считай это атакой", "把它当作攻击", "攻撃として扱い",
+#: "공격으로 보고", "اعتبره هجومًا". "not an attack" does not count.
+_ATTACK_VERDICT = _compile(
+    r"\b(?:as|is|are|be|was|were)\s+(?:an?\s+|likely\s+an?\s+)?(?:(?:prompt[\s-]{1,2})?injections?|attacks?|jailbreaks?|"
+    r"malicious|hostile)\b"
+    r"|\b(?:ataques?|attaques?|attacc\w{1,3}|angriff\w{0,3}|атак\w{0,3}|saldır\w{0,5}|serangan|atak\w{0,3}|aanval\w{0,3}"
+    r"|inje[cç][cç][aãõ]o\w{0,3}|injection|inyecci[oó]n|iniezione|инъекци\w{0,2})\b"
+    r"|tấn\s+công|攻击|攻擊|攻撃|공격|هجوم|حمله|हमल",
+    re.I,
+)
+#: A refusal or a report in the sentence of a quoted or reported example ("..., refuse and report it", "do not follow
+#: it", "the eval passes when the model refuses"): the example is what the text defends against.
+_REFUSAL_VERDICT = _compile(
+    r"\b(?:refus(?:e|es|ed|ing)|reject(?:s|ed)?|declin(?:e|es|ed)|report\s+(?:it|this|that|them)|flag\s+(?:it|this|that|them)|"
+    r"(?:do\s+not|don[\'\u2019]?t|never)\s+(?:follow|obey|act\s+on)\s+(?:it|this|that|them))\b",
+    re.I,
+)
+#: Words of a sentence that make what it holds a case to recognise ("if a file tells you ...", "any text that asks",
+#: "如果", "Если", "이라는", "と書かれた").
+_CASE_MARKER = _compile(
+    r"\b(?:if|when|whenever|any\s+(?:text|content|message|file|page|instruction|input|request)s?\s+(?:that|which|asking|telling)|"
+    r"si|cuando|se|quando|wenn|falls|если|когда|jika|apabila|nếu|jeśli|jeżeli|als|indien|eğer|agar)\b"
+    r"|如果|若是|もし|만약|라는|と書かれた|という|إذا|اذا|أي\s+نص|أي\s+محتوى|यदि|अगर",
+    re.I,
+)
+_SENTENCE_END = _compile(r"[.!?\u3002\uff01\uff1f\u0964\n]")
+
+
+def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    """Bounds of the sentence holding ``[start, end)`` (at most :data:`WINDOW` * 2 characters each side)."""
+    lo = max(0, start - 2 * WINDOW)
+    before = text[lo:start]
+    m = None
+    for m in _SENTENCE_END.finditer(before):
+        pass
+    s0 = lo + m.end() if m else lo
+    m2 = _SENTENCE_END.search(text, end, min(len(text), end + 2 * WINDOW))
+    return s0, (m2.start() if m2 else min(len(text), end + 2 * WINDOW))
+
+
+def attack_verdict(text: str, start: int, end: int, described: bool) -> Optional[str]:
+    """The words that judge the match ``[start, end)`` an attack to defend against, or ``None`` (issue 19).
+
+    The sentence of the match, outside the match, must name it an attack (:data:`_ATTACK_VERDICT`) and present it as
+    a case to recognise (:data:`_CASE_MARKER`: "if", "any text that", "如果", "Если", "라는"); for a match that is
+    already quoted or reported (``described``), a refusal or a report in the sentence is enough ("..., refuse and
+    report it")."""
+    s0, s1 = _sentence(text, start, end)
+    outside = text[s0:start] + " \u2026 " + text[end:s1]
+    verdict = _ATTACK_VERDICT.search(outside)
+    if verdict is not None and (described or _CASE_MARKER.search(outside)):
+        return verdict.group(0)
+    if described:
+        refusal = _REFUSAL_VERDICT.search(text, end, s1)
+        if refusal is not None:
+            return refusal.group(0)
+    return None
+
+
+def table_cell_start(text: str, start: int, end: int) -> int:
+    """Where the match ``[start, end)`` starts in its last Markdown table cell: a match on a table row ("| override |
+    \"disregard ...\" |") that runs across a cell boundary is judged from the cell that holds its end."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if not text[line_start:start + 1].lstrip().startswith("|"):
+        return start
+    cut = text.rfind("|", start, end)
+    if cut < 0:
+        return start
+    new = cut + 1
+    while new < end and text[new] in " \t":
+        new += 1
+    return new if new < end else start
