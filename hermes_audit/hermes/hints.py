@@ -71,6 +71,8 @@ from hermes_audit.hermes.context import (
     hermes_text,
     is_relative_to,
     path_suffix,
+    dangling_out,
+    present_type,
     safe_type,
     unscanned_issues,
 )
@@ -581,7 +583,8 @@ class HintTracker:
         0.20.1 ``_seed_working_dir_digest``."""
         for name in self.names:
             p = posixpath.join(directory, name)
-            if safe_type(self.fs, p) != "file" or (self.profile.hint_target_guard and not self._target_ok(p)):
+            if present_type(self.fs, p, self.working_dir) != "file" or (self.profile.hint_target_guard
+                                                                         and not self._target_ok(p)):
                 continue
             ht, _doc, why = self._read(p)
             if ht is None:
@@ -601,7 +604,8 @@ class HintTracker:
         tried: list[HintCandidate] = []
         for name in self.names:
             p = posixpath.join(directory, name)
-            t = safe_type(self.fs, p)
+            # a dangling link out of the tree is a file where its target exists (round 8, issue 18)
+            t = present_type(self.fs, p, self.working_dir)
             if t is None:
                 continue
             if t != "file":
@@ -617,8 +621,10 @@ class HintTracker:
             ht, doc, why = self._read(p)
             if why == "unpredictable":
                 real = self.fs.realpath(p)
+                here = (" (dangling here: Hermes loads it wherever the target exists)"
+                        if dangling_out(self.fs, p, self.working_dir) is not None else "")
                 h = Hint(directory, p, self._display(p), name, UNPREDICTABLE, tried=tried, document=doc,
-                         detail=f"resolves to {real}, outside the working directory: Hermes 0.19.0 "
+                         detail=f"resolves to {real}, outside the working directory{here}: Hermes 0.19.0 "
                                 "follows the link and appends that file; hermes-audit does not read it",
                          escapes_to=real)
                 return h

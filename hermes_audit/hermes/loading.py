@@ -31,7 +31,7 @@ from hermes_audit.hermes.profiles import VersionProfile
 from hermes_audit.hermes.threats import ThreatScanner
 from hermes_audit.documents.reader import is_real_dir
 from hermes_audit.hermes.context import (
-    LoadingIssue, R_ESCAPE, R_HANG, RealFS, UNPREDICTABLE, find_git_root, link_place, safe_type, simulate_context,
+    LoadingIssue, R_ESCAPE, R_HANG, RealFS, UNPREDICTABLE, escape_message, find_git_root, link_place, safe_type, simulate_context,
 )
 
 #: The rule family of ``rules/loading.yaml``.
@@ -149,10 +149,8 @@ def subdirectory_escape_issues(hints, fs, profile: VersionProfile, scanner: Thre
                 continue
             shown = posixpath.relpath(e.path, hints.working_dir)
             out.append(LoadingIssue(R_ESCAPE, e, 0, 0,
-                                    f"{shown} is a symlink to {e.realpath or 'a file'} {link_place(e.realpath, rep.root)}; a session "
-                                    f"started in {where}/ makes {profile.label} follow it and put that file into the "
-                                    "system prompt (as a subdirectory hint of a session started higher up it is "
-                                    "refused)"))
+                                    escape_message(e, rep.root, profile.label, f"{where}/", shown) + " (as a subdirectory "
+                                    "hint of a session started higher up it is refused)"))
     return out
 
 
