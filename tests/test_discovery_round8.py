@@ -134,3 +134,59 @@ def test_a_dangling_link_into_git_metadata_is_ha609(tmp_path):
     _git(root, "add", "-A")
     code, report = _scan(root, ".")
     assert code == 1 and "AGENTS.md" in _codes(report, "HA609"), report["findings"]
+
+
+# --- 3. a gitlink in the index over a plain directory ---------------------------------------------------------
+
+
+def _gitlinked_tree(root: Path, *gitlinks: str) -> None:
+    """``.cursor/rules/x.mdc`` and ``sub/AGENTS.md`` on disk, plain directories; the index holds a gitlink at
+    each of ``gitlinks`` (``.cursor``, ``sub``), as ``git update-index --add --cacheinfo 160000,<sha>,PATH`` makes."""
+    (root / "README.md").write_text("# project\n", encoding="utf-8")
+    _git(root, "add", "README.md")
+    _git(root, "commit", "-q", "-m", "c")
+    sha = _git(root, "rev-parse", "HEAD")
+    for rel in (".cursor/rules/x.mdc", "sub/AGENTS.md"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(PAYLOAD, encoding="utf-8")
+    for gitlink in gitlinks:
+        _git(root, "update-index", "--add", "--cacheinfo", f"160000,{sha},{gitlink}")
+
+
+@pytest.mark.parametrize("gitlink,hidden", [(".cursor", ".cursor/rules/x.mdc"), ("sub", "sub/AGENTS.md")])
+@pytest.mark.parametrize("use_git", [True, False])
+def test_a_gitlink_over_a_plain_directory_hides_nothing_from_discovery(tmp_path, gitlink, hidden, use_git):
+    root = _repo(tmp_path / "r")
+    _gitlinked_tree(root, gitlink)
+    assert hidden in [c.display for c in discover(root, use_git=use_git).candidates]
+
+
+@pytest.mark.parametrize("gitlink,hidden", [(".cursor", ".cursor/rules/x.mdc"), ("sub", "sub/AGENTS.md")])
+@pytest.mark.parametrize("args", [["."], ["GITLINK"], ["--only-loaded", "--", "GITLINK", "README.md"]])
+def test_a_gitlink_over_a_plain_directory_fails_the_scan(tmp_path, gitlink, hidden, args):
+    root = _repo(tmp_path / "r")
+    _gitlinked_tree(root, gitlink)
+    code, report = _scan(root, *[gitlink if a == "GITLINK" else a for a in args])
+    assert code == 1 and hidden in _codes(report, "HA501"), report
+
+
+def test_a_gitlink_over_a_plain_directory_fails_the_action_gate(tmp_path):
+    from tests.test_action import _run_action
+
+    root = _repo(tmp_path / "r")
+    _gitlinked_tree(root, ".cursor", "sub")
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    outputs, _uses, log, status = _run_action(root, temp, {})
+    assert status == 1 and outputs["gate"] == "1", log
+
+
+def test_a_gitlink_that_is_missing_on_disk_or_a_file_is_left_alone(tmp_path):
+    """A gitlink whose directory is absent (a submodule not checked out) lists nothing and raises nothing."""
+    root = _repo(tmp_path / "r")
+    (root / "AGENTS.md").write_text("# rules\n", encoding="utf-8")
+    _git(root, "add", "AGENTS.md")
+    _git(root, "commit", "-q", "-m", "c")
+    sha = _git(root, "rev-parse", "HEAD")
+    _git(root, "update-index", "--add", "--cacheinfo", f"160000,{sha},gone")
+    assert [c.display for c in discover(root).candidates] == ["AGENTS.md"]

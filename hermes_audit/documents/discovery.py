@@ -401,6 +401,11 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
                 result.notes.append(
                     f"git could not list {git_root}{why}; walked the tree without .gitignore"
                 )
+            elif _in_gitlink(listed, root, git_root):
+                # git lists nothing below a gitlink: the directory is walked as a submodule is (round 8)
+                _git_abandon(pending)
+                ignored_names = None
+                result.git_root = git_root
             else:
                 if warnings:
                     result.notes.append(_git_warning_note(git_root, warnings))
@@ -418,11 +423,14 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
         kept = _git_listed(found_links + repos, listed, root, git_root)
         links.extend(p for p in found_links if p in kept)  # a link .gitignore hides is not followed
         root_real = os.path.realpath(root)
-        for top in sorted(set(nested) | {p for p in repos if p in kept}):
-            # a submodule or nested repository: git lists only its directory; walk it (issue 18 H3)
+        gitlinks = {p for p in repos if p in kept}
+        for top in sorted(set(nested) | gitlinks):
+            # a submodule or nested repository: git lists only its directory; walk it (issue 18 H3). A gitlink
+            # over a plain directory (no .git: `git update-index --cacheinfo 160000,<sha>,.cursor` in a prepared
+            # index) is walked too: Hermes reads the directory whatever the index says (round 8)
             try:
-                if not (stat.S_ISDIR(os.lstat(top).st_mode) and os.path.lexists(os.path.join(top, ".git"))
-                        and is_below(os.path.realpath(top), root_real)):
+                if not (stat.S_ISDIR(os.lstat(top).st_mode) and is_below(os.path.realpath(top), root_real)
+                        and (top in gitlinks or os.path.lexists(os.path.join(top, ".git")))):
                     continue
             except (OSError, ValueError):
                 continue
@@ -450,6 +458,21 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
             result.notes.insert(0, note)
     result.candidates.sort(key=lambda c: c.display)
     return result
+
+
+def _in_gitlink(listed: list[str], root: Path, git_root: Path) -> bool:
+    """True when ``root`` is, or lies below, a path git lists as an entry of its own (``listed``: relative to
+    ``git_root``): a gitlink, in which git lists nothing. ``scan sub`` (or the hook naming a staged ``sub``) with
+    ``sub`` a gitlink a prepared index put over a plain directory found nothing (round 8 of issue 18)."""
+    try:
+        rel = root.resolve().relative_to(git_root).as_posix()
+    except ValueError:
+        return False
+    if rel == ".":
+        return False
+    parts = rel.split("/")
+    ancestors = {"/".join(parts[: i + 1]) for i in range(len(parts))}
+    return any(name in ancestors for name in listed)
 
 
 def _git_listed(paths: Sequence[str], listed: list[str], root: Path, git_root: Path) -> set[str]:
@@ -575,9 +598,9 @@ def _special_entries(listed: list[Path], dirs: set[str], root: Path, untracked_d
     out of the tree). ``listed`` are the paths already found (not reported again).
 
     The same pass collects, when given, into ``links`` the symbolic links in those directories (absolute
-    paths; whether git lists them is the caller's check), and into ``repos`` the directories that hold a
-    ``.git`` and in which git lists nothing (a checked-out submodule, an ignored or nested repository: the
-    caller keeps those git lists, issue 18 H3).
+    paths; whether git lists them is the caller's check), and into ``repos`` the directories in which git lists
+    nothing (the caller keeps those git lists as an entry of their own: a gitlink, that is a checked-out
+    submodule (issue 18 H3) or a gitlink a prepared index puts over a plain directory (round 8)).
     """
     seen = set(listed)
     dirs = set(dirs)
@@ -620,7 +643,7 @@ def _special_entries(listed: list[Path], dirs: set[str], root: Path, untracked_d
                             links.append(e.path)
                     elif repos is not None and n not in SKIP_DIRS and e.is_dir(follow_symlinks=False):
                         sub = e.path
-                        if sub not in dirs and os.path.lexists(sub + "/.git"):
+                        if sub not in dirs:  # git lists nothing in it: whether it lists the directory, the caller checks
                             repos.append(sub)
         except OSError:
             continue
