@@ -36,7 +36,7 @@ from typing import Any, Iterator, Optional, Sequence
 
 from hermes_audit.documents.beneath import is_below
 from hermes_audit.documents.gitroot import find_git_root
-from hermes_audit.documents.kinds import CANDIDATE_NAMES, NAME_KINDS, DocumentKind, classify, may_classify
+from hermes_audit.documents.kinds import CANDIDATE_NAMES, NAME_KINDS, DocumentKind, classify, may_classify, may_fold
 
 #: Directory names never descended into.
 SKIP_DIRS = frozenset({".git", "node_modules"})
@@ -274,7 +274,7 @@ def _walk(root: Path, errors: Optional[list[str]] = None, links: Optional[list[s
                 if e.is_dir(follow_symlinks=False):
                     if e.name not in SKIP_DIRS:
                         stack.append(Path(e.path))
-                    if classify(e.name) is not None or e.name.endswith(".mdc"):
+                    if classify(e.name) is not None or may_fold(e.name):
                         yield Path(e.path)  # a directory named AGENTS.md: reported as not a regular file
                 elif may_classify(e.name):  # any other file is never a candidate (issue 8)
                     yield Path(e.path)
@@ -287,7 +287,7 @@ def _walk(root: Path, errors: Optional[list[str]] = None, links: Optional[list[s
 def _link_context(path: str) -> tuple[str, ...]:
     """The last two directory names of ``path`` that a file's kind below it may depend on (:data:`_KIND_DIRS`),
     others as ``""``: two links to one target with the same context reach the same candidates."""
-    return tuple(c if c in _KIND_DIRS else "" for c in path.rsplit("/", 2)[-2:])
+    return tuple(c.lower() if c.lower() in _KIND_DIRS else "" for c in path.rsplit("/", 2)[-2:])
 
 
 def _through_links(links: Sequence[str], root: Path, notes: list[str],
@@ -363,7 +363,7 @@ def _classify(path: Path, root: Path) -> Optional[DocumentKind]:
     its path below ``root`` no longer shows them), and a ``USER.md`` in a ``memories`` directory is the user
     store also when ``root`` is that directory (``scan ~/.hermes/memories``)."""
     kind = classify(_display(path, root))
-    if kind is None and (path.name.endswith(".mdc") or path.name == "USER.md"):
+    if kind is None and (may_fold(path.name)):
         kind = classify(Path(os.path.abspath(path)).as_posix())
     return kind
 
@@ -579,7 +579,7 @@ def _git_names(listed: list[str], root: Path, git_root: Path,
         dirs.add(root_s if cut < 0 else base + "/" + rest[:cut])
         name = rest[cut + 1:]
         # may_classify(rest), with its common cases inline (this loop sees every listed path)
-        if name in CANDIDATE_NAMES or name.endswith(".mdc") or ("\\" in name and may_classify(name)):
+        if name in CANDIDATE_NAMES or name.endswith(".mdc") or may_classify(name):  # also Agents.md (round 8)
             names.append(root / rest)
     return names, dirs
 
@@ -634,7 +634,7 @@ def _special_entries(listed: list[Path], dirs: set[str], root: Path, untracked_d
                 # only names Hermes may read are looked at further (issue 8); of the rest, links and directories
                 for e in it:
                     n = e.name
-                    if n in CANDIDATE_NAMES or n.endswith(".mdc") or ("\\" in n and may_classify(n)):
+                    if n in CANDIDATE_NAMES or n.endswith(".mdc") or may_classify(n):
                         entries.append((n, e.is_file(follow_symlinks=False) or e.is_symlink()))
                     elif e.is_file(follow_symlinks=False):
                         continue

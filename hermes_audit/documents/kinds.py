@@ -82,6 +82,11 @@ ALL_KIND_NAMES = [k.value for k in DocumentKind]
 
 #: Base names :func:`classify` may accept besides ``*.mdc`` (used by :func:`may_classify`).
 CANDIDATE_NAMES = frozenset({*NAME_KINDS, "MEMORY.md", "USER.md"})
+#: :data:`CANDIDATE_NAMES` lower-cased (``str.lower``), each with the name it stands for: a name that differs from
+#: one of them only in case (``Agents.md``, ``claude.MD``, ``.HERMES.md``) is the file Hermes opens on a
+#: case-insensitive file system (round 8 of issue 18). ``agents.md`` and ``claude.md`` are names of their own
+#: (Hermes reads them after ``AGENTS.md``/``CLAUDE.md``), so they map to themselves.
+FOLDED_NAMES: dict[str, str] = {n.lower(): n for n in sorted(CANDIDATE_NAMES, key=lambda n: (n.lower() == n, n))}
 
 
 def may_classify(path: str) -> bool:
@@ -96,7 +101,16 @@ def may_classify(path: str) -> bool:
     name = path[path.rfind("/") + 1:]
     if name in CANDIDATE_NAMES or name.endswith(".mdc") or name in ("", "."):
         return True
-    return "\\" in name and may_classify(name.replace("\\", "/"))  # classify reads "\\" as "/"
+    if "\\" in name:
+        return may_classify(name.replace("\\", "/"))  # classify reads "\\" as "/"
+    return may_fold(name)
+
+
+def may_fold(name: str) -> bool:
+    """True when the base ``name`` equals a name Hermes reads, or ends in ``.mdc``, ignoring case (a case
+    variant :func:`classify` accepts)."""
+    low = name.lower()
+    return low in FOLDED_NAMES or low.endswith(".mdc")
 
 
 def classify(path: str) -> Optional[DocumentKind]:
@@ -106,7 +120,58 @@ def classify(path: str) -> Optional[DocumentKind]:
     ``MEMORY.md`` elsewhere is one too (Hermes only reads it from
     ``memories/``, but a stray copy is still worth auditing). ``USER.md`` counts
     only inside a ``memories`` directory, the name being too common elsewhere.
+
+    A path whose names match only when case is ignored (``Agents.md``, ``.Cursor/Rules/x.mdc``,
+    ``memories/User.md``) gets the kind of the name it stands for: on a case-insensitive file system (macOS,
+    Windows) Hermes' ``open("AGENTS.md")`` opens ``Agents.md`` (round 8 of issue 18); :func:`case_variant` tells
+    such a path from an exact one.
     """
+    kind = exact_kind(path)
+    if kind is not None:
+        return kind
+    name = path[path.rfind("/") + 1:].replace("\\", "/").rsplit("/", 1)[-1]
+    if not may_fold(name):
+        return None
+    return exact_kind(_folded(path))
+
+
+def case_variant(path: str) -> bool:
+    """True when ``path`` has a kind (:func:`classify`) only because case is ignored: ``Agents.md``, ``claude.MD``,
+    ``.Cursor/rules/x.mdc``; False for ``AGENTS.md`` and for ``agents.md`` (a name Hermes reads as it is)."""
+    return exact_kind(path) is None and classify(path) is not None
+
+
+def mdc_suffix_only(path: str) -> bool:
+    """True for a case variant whose only difference is the ``.mdc`` suffix of a Cursor rule (``x.MDC``):
+    Python's ``Path.glob("*.mdc")`` compares names case-sensitively on macOS (posix) and not on Windows, so only
+    Windows loads it."""
+    if not case_variant(path):
+        return False
+    p = path.replace("\\", "/")
+    head, _, name = p.rpartition("/")
+    return not name.endswith(".mdc") and exact_kind(f"{head}/{name[:-4]}.mdc" if head else f"{name[:-4]}.mdc") is not None
+
+
+def _folded(path: str) -> str:
+    """``path`` with each name that equals a Hermes name ignoring case (a file name of :data:`FOLDED_NAMES`,
+    ``.cursor``, ``rules``, ``memories``, a ``.mdc`` suffix) spelled as Hermes spells it."""
+    parts = path.replace("\\", "/").split("/")
+    out = []
+    for i, part in enumerate(parts):
+        low = part.lower()
+        if i == len(parts) - 1:
+            if low in FOLDED_NAMES:
+                part = FOLDED_NAMES[low]
+            elif low.endswith(".mdc"):
+                part = part[:-4] + ".mdc"
+        elif low in (".cursor", "rules", "memories"):
+            part = low
+        out.append(part)
+    return "/".join(out)
+
+
+def exact_kind(path: str) -> Optional[DocumentKind]:
+    """:func:`classify` with names compared as they are (case-sensitively), as Hermes compares them on Linux."""
     p = PurePosixPath(path.replace("\\", "/"))
     name = p.name
     kind = NAME_KINDS.get(name)
