@@ -190,3 +190,81 @@ def test_a_gitlink_that_is_missing_on_disk_or_a_file_is_left_alone(tmp_path):
     sha = _git(root, "rev-parse", "HEAD")
     _git(root, "update-index", "--add", "--cacheinfo", f"160000,{sha},gone")
     assert [c.display for c in discover(root).candidates] == ["AGENTS.md"]
+
+
+# --- 2. names that differ only in case ---------------------------------------------------------------------
+
+#: case variants of names Hermes reads, each with the name Hermes opens
+VARIANTS = {"Agents.md": "AGENTS.md", "Claude.md": "CLAUDE.md", "claude.MD": "CLAUDE.md",
+            ".HERMES.md": ".hermes.md", ".Cursor/Rules/x.mdc": ".cursor/rules/x.mdc", ".CURSORRULES": ".cursorrules"}
+
+
+def test_case_variants_are_classified_but_agents_md_in_lower_case_is_a_name_of_its_own():
+    from hermes_audit.documents.kinds import DocumentKind, case_variant, classify
+
+    for variant, exact in VARIANTS.items():
+        assert classify(variant) is classify(exact) is not None and case_variant(variant), variant
+    for exact in ("AGENTS.md", "agents.md", "CLAUDE.md", "claude.md", ".cursor/rules/x.mdc"):
+        assert not case_variant(exact)
+    assert classify("agents.md") is DocumentKind.AGENTS_MD
+    assert classify("README.md") is None and classify("docs/x.mdc") is None
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("entry", ["dir", "no-git", "only-loaded"])
+def test_a_case_variant_is_audited_and_its_verdict_says_where_it_loads(tmp_path, variant, entry):
+    root = _repo(tmp_path / "r")
+    (root / "README.md").write_text("# project\n", encoding="utf-8")
+    (root / variant).parent.mkdir(parents=True, exist_ok=True)
+    (root / variant).write_text(PAYLOAD, encoding="utf-8")
+    _git(root, "add", "-A")
+    args = {"dir": ["."], "no-git": ["--no-git", "."], "only-loaded": ["--only-loaded", "--", variant, "README.md"]}
+    code, report = _scan(root, *args[entry])
+    assert code == 1 and variant in _codes(report, "HA501"), report["findings"]
+    verdict = json.dumps(next(f for f in report["files"] if f["path"] == variant))
+    assert "skipped" in verdict and "not loaded on a case-sensitive file system (Linux)" in verdict
+    assert "loaded on case-insensitive file systems (macOS, Windows)" in verdict
+
+
+@pytest.mark.parametrize("benign,variant", [("AGENTS.md", "Agents.md"), ("CLAUDE.md", "Claude.md"),
+                                            ("CLAUDE.md", "claude.MD"), (".hermes.md", ".HERMES.md"),
+                                            (".cursor/rules/x.mdc", ".Cursor/Rules/x.mdc"),
+                                            ("AGENTS.md", "agents.md")])
+@pytest.mark.parametrize("entry", ["dir", "only-loaded-variant", "only-loaded-benign"])
+def test_two_tracked_names_that_differ_only_in_case_are_ha612(tmp_path, benign, variant, entry):
+    root = _repo(tmp_path / "r")
+    for rel, text in ((benign, "# Rules\n\nUse tabs.\n"), (variant, "# Rules\n\nUse spaces.\n")):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    _git(root, "add", "-A")
+    args = {"dir": ["."], "only-loaded-variant": ["--only-loaded", "--", variant],
+            "only-loaded-benign": ["--only-loaded", "--", benign]}[entry]
+    code, report = _scan(root, "--fail-on", "medium", *args)  # HA612 is medium; the variant's text is audited too
+    named = {"dir": {benign, variant}, "only-loaded-variant": {variant}, "only-loaded-benign": {benign}}[entry]
+    assert code == 1 and named <= set(_codes(report, "HA612")), report["findings"]
+    msg = next(f["message"] for f in report["findings"] if f["rule_id"] == "HA612")
+    assert "differ only in case" in msg and "macOS and Windows" in msg
+
+
+def test_a_case_collision_fails_the_action_gate(tmp_path):
+    from tests.test_action import _run_action
+
+    root = _repo(tmp_path / "r")
+    (root / "AGENTS.md").write_text("# Rules\n\nUse tabs.\n", encoding="utf-8")
+    (root / "Agents.md").write_text("# Rules\n\nUse spaces.\n", encoding="utf-8")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "c")
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    outputs, _uses, log, status = _run_action(root, temp, {"fail-on": "medium"})
+    assert status == 1 and outputs["gate"] == "1" and "HA612" in log, log
+
+
+def test_names_that_differ_in_case_in_different_directories_or_not_hermes_names_are_left_alone(tmp_path):
+    root = _repo(tmp_path / "r")
+    for rel in ("AGENTS.md", "sub/agents.md", "README.md", "readme.md"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("# Rules\n\nUse tabs.\n", encoding="utf-8")
+    _git(root, "add", "-A")
+    code, report = _scan(root, ".")
+    assert code == 0 and not _codes(report, "HA612"), report["findings"]

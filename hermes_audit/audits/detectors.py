@@ -73,6 +73,10 @@ def scenario_issues(text: str) -> list[tuple[LoadingIssue, tuple[int, int]]]:
     if sc.hints:
         hr = simulate_hints(sc.cwd, [], profile, scanner, fs=sc.fs, home="/nonexistent-home", all_dirs=True)
         issues.extend(hint_issues(hr, scanner, engine))
+    from hermes_audit.hermes.loading import case_collision_issues
+    from hermes_audit.hermes.scenario import SCENARIO_ROOT
+
+    issues.extend(case_collision_issues(list(sc.headers), SCENARIO_ROOT))  # the scenario's files: what git lists
     return [(it, sc.headers.get(it.entry.path, sc.header_span)) for it in issues]
 
 

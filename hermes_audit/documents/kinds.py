@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import PurePosixPath
-from typing import Optional
+from typing import Iterable, Optional
 
 
 class DocumentKind(str, enum.Enum):
@@ -197,3 +197,26 @@ def hermes_label(path: str, kind: DocumentKind) -> str:
     if kind is DocumentKind.CURSOR_RULE:
         return f".cursor/rules/{p.name}"
     return p.name
+
+
+def case_collisions(paths: Iterable[str]) -> dict[str, list[str]]:
+    """For each of ``paths`` (``/``-separated, relative to one root) that differs only in case from another of
+    them (``AGENTS.md`` and ``Agents.md``, ``.cursor/rules/x.mdc`` and ``.Cursor/rules/x.mdc``), the others,
+    sorted; paths in no such group, or in a group none of whose paths :func:`classify` accepts, are left out.
+
+    On a case-insensitive file system (macOS, Windows) such paths name one file: a checkout keeps one of them
+    and Hermes, which opens ``AGENTS.md``, reads whichever is left (round 8 of issue 18). Case is compared with
+    ``str.lower`` (what APFS and NTFS fold is close to it; a difference beyond it is not claimed).
+    """
+    groups: dict[str, list[str]] = {}
+    for p in paths:
+        groups.setdefault(p.lower(), [])
+        if p not in groups[p.lower()]:
+            groups[p.lower()].append(p)
+    out: dict[str, list[str]] = {}
+    for members in groups.values():
+        if len(members) < 2 or not any(classify(m) is not None for m in members):
+            continue
+        for m in members:
+            out[m] = sorted(x for x in members if x != m)
+    return out

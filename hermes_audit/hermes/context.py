@@ -1469,8 +1469,9 @@ R_HANG = "context-read-hangs"
 R_ESCAPE = "context-symlink-escape"
 R_CHAIN_DUP = "chain-duplicate"
 R_HINT_CUT = "oversized-hint-file"
+R_CASE = "case-collision"
 LOADING_RULES = (R_UNSCANNED, R_UNSCANNED_THREAT, R_TRUNCATED, R_SHADOWED, R_SHADOWED_BLOCKED, R_UNREADABLE,
-                 R_EMPTY, R_HANG, R_ESCAPE, R_CHAIN_DUP, R_HINT_CUT)
+                 R_EMPTY, R_HANG, R_ESCAPE, R_CHAIN_DUP, R_HINT_CUT, R_CASE)
 
 
 @dataclass(eq=False)
