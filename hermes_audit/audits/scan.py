@@ -30,7 +30,7 @@ from hermes_audit.audits.parallel import start_map_documents
 from hermes_audit.documents.paths import file_key, repository_path
 from hermes_audit.documents.reader import ReadResult
 from hermes_audit.engine.inputs import input_findings as _input
-from hermes_audit.hermes.loading import session_directory
+from hermes_audit.hermes.loading import case_collision_issues, session_directory
 from hermes_audit.hermes.profiles import CONTEXT_FILE_DYNAMIC_CEILING
 from hermes_audit.hermes.truncation import injected_ranges
 
@@ -757,9 +757,6 @@ def _add_case_findings(result: ScanResult, catalog: Catalog, options: ScanOption
     rule = catalog.find("case-collision")
     if rule is None or rule.code not in selected:
         return
-    from hermes_audit.audits.loading import issues_to_findings
-    from hermes_audit.hermes.loading import case_collision_issues
-
     base = os.path.abspath(options.base or os.getcwd())
     docs = {os.path.abspath(fr.document.abs_path): fr.document for fr in result.files
             if fr.document.abs_path is not None}
@@ -773,7 +770,7 @@ def _add_case_findings(result: ScanResult, catalog: Catalog, options: ScanOption
         doc = docs.get(it.entry.path)
         if doc is None:  # a sibling that was not scanned: its partner carries the finding
             continue
-        found = issues_to_findings([it], catalog, lambda e: doc.path, {rule.code})
+        found = loading_audit.issues_to_findings([it], catalog, lambda e: doc.path, {rule.code})
         for f in found:
             f.path = doc.path
         _keep_model_findings(result, doc, found, catalog, options, all_rules, rule_index)

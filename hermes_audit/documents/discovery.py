@@ -19,6 +19,11 @@ already found under its own path is not listed again, and chains and loops are
 bounded (:data:`MAX_LINK_DEPTH`, :data:`MAX_LINK_ENTRIES`) (H1). A link out of the
 tree is never followed.
 
+Round 8: a directory git lists as an entry of its own (a gitlink) is walked whether or not it holds a
+``.git`` (a prepared index puts a gitlink over a plain ``.cursor``), and so is a root at or below one; names
+that match a Hermes name only when case is ignored (``Agents.md``, ``.Cursor/Rules/x.mdc``) are candidates
+(:func:`~hermes_audit.documents.kinds.classify`): a case-insensitive file system loads them.
+
 Issue 8 (a 50,000-file repository): listed paths are handled as strings and
 only those whose base name may be a context file
 (:func:`~hermes_audit.documents.kinds.may_classify`) become ``Path`` objects
@@ -36,7 +41,8 @@ from typing import Any, Iterator, Optional, Sequence
 
 from hermes_audit.documents.beneath import is_below
 from hermes_audit.documents.gitroot import find_git_root
-from hermes_audit.documents.kinds import CANDIDATE_NAMES, NAME_KINDS, DocumentKind, classify, may_classify, may_fold
+from hermes_audit.documents.kinds import (CANDIDATE_NAMES, FOLDED_NAMES, NAME_KINDS, DocumentKind, classify, may_classify,
+                                          may_fold)
 
 #: Directory names never descended into.
 SKIP_DIRS = frozenset({".git", "node_modules"})
@@ -579,7 +585,8 @@ def _git_names(listed: list[str], root: Path, git_root: Path,
         dirs.add(root_s if cut < 0 else base + "/" + rest[:cut])
         name = rest[cut + 1:]
         # may_classify(rest), with its common cases inline (this loop sees every listed path)
-        if name in CANDIDATE_NAMES or name.endswith(".mdc") or may_classify(name):  # also Agents.md (round 8)
+        if name in CANDIDATE_NAMES or name.endswith(".mdc") or (low := name.lower()) in FOLDED_NAMES \
+                or low.endswith(".mdc") or ("\\" in name and may_classify(name)):  # also Agents.md (round 8)
             names.append(root / rest)
     return names, dirs
 
