@@ -85,8 +85,10 @@ CANDIDATE_NAMES = frozenset({*NAME_KINDS, "MEMORY.md", "USER.md"})
 #: :data:`CANDIDATE_NAMES` lower-cased (``str.lower``), each with the name it stands for: a name that differs from
 #: one of them only in case (``Agents.md``, ``claude.MD``, ``.HERMES.md``) is the file Hermes opens on a
 #: case-insensitive file system (round 8 of issue 18). ``agents.md`` and ``claude.md`` are names of their own
-#: (Hermes reads them after ``AGENTS.md``/``CLAUDE.md``), so they map to themselves.
-FOLDED_NAMES: dict[str, str] = {n.lower(): n for n in sorted(CANDIDATE_NAMES, key=lambda n: (n.lower() == n, n))}
+#: (Hermes reads them after ``AGENTS.md``/``CLAUDE.md``), so they map to themselves. ``SKILL.md`` is left out: Hermes
+#: finds skills by comparing listed names with ``"SKILL.md"`` (case-sensitive on every system), not by opening it.
+FOLDED_NAMES: dict[str, str] = {n.lower(): n for n in sorted(CANDIDATE_NAMES - {"SKILL.md"},
+                                                             key=lambda n: (n.lower() == n, n))}
 
 
 def may_classify(path: str) -> bool:
