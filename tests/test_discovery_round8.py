@@ -268,3 +268,15 @@ def test_names_that_differ_in_case_in_different_directories_or_not_hermes_names_
     _git(root, "add", "-A")
     code, report = _scan(root, ".")
     assert code == 0 and not _codes(report, "HA612"), report["findings"]
+
+
+def test_a_subdirectory_hint_that_dangles_out_is_ha609_in_both_versions(tmp_path):
+    root = _repo(tmp_path / "r")
+    (root / "README.md").write_text("# project\n", encoding="utf-8")
+    (root / "sub").mkdir()
+    (root / "sub" / "AGENTS.md").symlink_to("../../../../../../../../nowhere-hermes-audit/x")
+    _git(root, "add", "-A")
+    for version in ("0.19", "latest"):
+        code, report = _scan(root, "--hermes-version", version, ".")
+        msgs = [f["message"] for f in report["findings"] if f["rule_id"] == "HA609" and f["path"] == "sub/AGENTS.md"]
+        assert code == 1 and msgs and all("dangling here" in m for m in msgs), (version, report["findings"])

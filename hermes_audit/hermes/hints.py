@@ -955,9 +955,11 @@ def hint_issues(report: HintReport, scanner: ThreatScanner, engine=None) -> list
                           read=ReadResult(ReadStatus.SYMLINK_ESCAPE, detail="symlink points outside the scanned tree; "
                                           "not followed", file_type="symlink"),
                           status=UNPREDICTABLE, reason=h.detail, symlink=True, realpath=h.escapes_to)
+            here = ("; dangling here, it loads wherever the target exists" if "dangling here" in (h.detail or "")
+                    else "")
             out.append(LoadingIssue(
                 R_ESCAPE, e, 0, 0,
-                f"{h.display} resolves to {h.escapes_to}, outside the working directory; {report.profile.label} "
+                f"{h.display} resolves to {h.escapes_to}, outside the working directory{here}; {report.profile.label} "
                 f"follows it when the agent enters {posixpath.dirname(h.display) or '.'} and appends that file to "
                 "the tool result as a subdirectory hint"))
     for h in report.hints:
