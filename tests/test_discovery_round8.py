@@ -280,3 +280,14 @@ def test_a_subdirectory_hint_that_dangles_out_is_ha609_in_both_versions(tmp_path
         code, report = _scan(root, "--hermes-version", version, ".")
         msgs = [f["message"] for f in report["findings"] if f["rule_id"] == "HA609" and f["path"] == "sub/AGENTS.md"]
         assert code == 1 and msgs and all("dangling here" in m for m in msgs), (version, report["findings"])
+
+
+def test_a_dangling_link_in_the_users_own_hermes_home_stays_absent(tmp_path):
+    """``memory`` reads the Hermes home where Hermes runs: there a dangling link is absent for Hermes too."""
+    home = tmp_path / "home"
+    (home / "memories").mkdir(parents=True)
+    (home / "memories" / "MEMORY.md").symlink_to("/nowhere-hermes-audit/mem.md")
+    proc = subprocess.run([sys.executable, "-m", "hermes_audit", "memory"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "HERMES_HOME": str(home)})
+    assert proc.returncode == 0 and "dangling symlink" in proc.stdout and "dangling here" not in proc.stdout, \
+        proc.stdout + proc.stderr

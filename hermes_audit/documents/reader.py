@@ -326,7 +326,7 @@ def check_path(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
     return _check_leaf(path, root)
 
 
-def _check_leaf(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
+def _check_leaf(path: Path, root: Optional[Path], dangling: bool = True) -> Optional[ReadResult]:
     """:func:`check_path` without the check of the directories on the way."""
     try:
         lst = os.lstat(path)
@@ -345,7 +345,7 @@ def _check_leaf(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
             anonymous = _anonymous_descriptor(path)
             if anonymous is not None:
                 return anonymous
-            out = dangling_out(path, root)
+            out = dangling_out(path, root) if dangling else None
             if out is not None:  # the same threat as a link out to a file that exists (round 8, issue 18)
                 return ReadResult(ReadStatus.SYMLINK_ESCAPE, detail=DANGLING_OUT_DETAIL, file_type="symlink")
             return ReadResult(ReadStatus.MISSING, detail="dangling symlink; not followed", file_type="symlink")
@@ -386,7 +386,8 @@ def _check_leaf(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
 READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 
 
-def read_file(path: Path, root: Optional[Path] = None, max_bytes: int = DEFAULT_MAX_BYTES) -> ReadResult:
+def read_file(path: Path, root: Optional[Path] = None, max_bytes: int = DEFAULT_MAX_BYTES, *,
+              dangling_out: bool = True) -> ReadResult:
     """Read ``path`` safely. Never raises for I/O problems; the status says what happened.
 
     ``root`` bounds where the file may lie: neither a symbolic link named like the file nor one of the
@@ -395,13 +396,17 @@ def read_file(path: Path, root: Optional[Path] = None, max_bytes: int = DEFAULT_
     (:mod:`hermes_audit.documents.beneath`), so a directory swapped for a link during the scan is
     ``unreadable`` ("changed during the scan"), never followed. ``None`` disables the bound (a path the
     user named outside any scanned tree is read as named).
+
+    A symbolic link out of ``root`` that dangles here is ``symlink-escape`` (:data:`DANGLING_OUT_DETAIL`: a tree
+    read here is loaded on other machines, where the target may exist) unless ``dangling_out`` is False (the
+    user's own Hermes home, read where Hermes runs: then it is ``missing``, as Hermes finds it).
     """
     resolved = None
     if root is not None:
         resolved = _parent_escape(path, root)
         if isinstance(resolved, ReadResult):
             return resolved
-    pre = _check_leaf(path, root)
+    pre = _check_leaf(path, root, dangling_out)
     if pre is not None:
         return pre
     try:
