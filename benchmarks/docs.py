@@ -5,11 +5,17 @@ Only the text between the markers ``<!-- performance-figures:begin -->`` /
 figures (issue 22: it links to that page); a README that still has the markers
 ``<!-- performance:begin -->`` / ``<!-- performance:end -->`` gets them too.
 Files are written atomically.
+
+A run that measured only some sections (``--only real,precommit-git``) replaces only their rows: the
+page's rows of the other sections stay (each row's section is told by how its first cell opens, see
+:func:`section_of_row`), with the paragraph that says how they were measured, and a paragraph for the
+new rows is added ("Rows of real, precommit-git: measured ...").
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -59,6 +65,61 @@ def _context(results: dict) -> str:
             f"jobs, which slows the parallel figures most.")
 
 
+#: How the first cell of a table row opens -> its section (:func:`benchmarks.run.table`); first match wins.
+ROW_SECTIONS = (
+    ("pre-commit in", "precommit-git"),
+    ("pre-commit", "precommit"),
+    ("real files", "real"),
+    ("parity verdicts", "throughput"),
+    ("identical verdicts", "throughput"),
+    ("full audit", "throughput"),
+    ("whole `hermes-audit scan` process", "throughput"),
+    ("`rg", "throughput"),
+    ("discovery", "monorepo"),
+    ("whole `hermes-audit scan --select hermes-parity` on that repo", "monorepo"),
+    ("worst case", "worst"),
+    ("peak rss", "memory"),
+    ("growth", "growth"),
+)
+
+
+def section_of_row(row: str) -> str:
+    """The section of a figures-table row (``| first cell | ...``), ``""`` when none is recognised."""
+    cell = row.strip().lstrip("|").split("|", 1)[0].strip().lower()
+    return next((sec for prefix, sec in ROW_SECTIONS if cell.startswith(prefix.lower())), "")
+
+
+_ROWS_OF = re.compile(r"^Rows of ([a-z,\- ]+): ")
+
+
+def merge_figures(old: str, results: dict, table: str, context: str) -> str:
+    """The figures block: ``table``'s rows, and the rows of ``old`` (the block on the page) whose sections this run
+    did not measure, in the table's section order; the context paragraphs of the rows kept, then ``context``."""
+    from benchmarks.run import SECTIONS
+
+    measured = set(results["sections"])
+    new_lines = table.splitlines()
+    header, new_rows = new_lines[:2], [ln for ln in new_lines[2:] if ln.startswith("|")]
+    old_rows = [ln for ln in old.splitlines() if ln.startswith("| ") and not ln.startswith("| measurement |")]
+    kept = [ln for ln in old_rows if section_of_row(ln) and section_of_row(ln) not in measured]
+    if not kept:
+        return context + "\n\n" + table
+    kept_secs = {section_of_row(ln) for ln in kept}
+    paras = []
+    for para in old.split("\n\n"):
+        p = para.strip()
+        if not p or p.startswith("|") or p.startswith("Regenerate with"):
+            continue
+        m = _ROWS_OF.match(p)
+        secs = {x.strip() for x in m.group(1).split(",")} if m else None
+        if secs is None or secs & kept_secs:
+            paras.append(p)
+    order = {sec: i for i, sec in enumerate(SECTIONS)}
+    rows = sorted(kept + new_rows, key=lambda ln: order.get(section_of_row(ln), len(order)))
+    mine = ", ".join(s for s in SECTIONS if s in measured)
+    return "\n\n".join(paras + [f"Rows of {mine}: {context}", "\n".join(header + rows)])
+
+
 def write_docs(results: dict, table: str) -> None:
     """Update docs/performance.md (and a README with the performance markers) with ``table``
     (see :func:`benchmarks.run.table`)."""
@@ -69,7 +130,11 @@ def write_docs(results: dict, table: str) -> None:
     figures = _context(results) + "\n\n" + table + "\n\n" + regen + "\n"
     if DOC.exists():
         text = DOC.read_text(encoding="utf-8")
-        text = _replace_between(text, "<!-- performance-figures:begin -->", "<!-- performance-figures:end -->", figures)
+        begin, end = "<!-- performance-figures:begin -->", "<!-- performance-figures:end -->"
+        i, j = text.find(begin), text.find(end)
+        old = text[i + len(begin):j] if 0 <= i < j else ""
+        body = merge_figures(old, results, table, _context(results)) + "\n\n" + regen + "\n"
+        text = _replace_between(text, begin, end, body)
         _atomic_write(DOC, text)
     readme = README.read_text(encoding="utf-8")
     if "<!-- performance:begin -->" in readme:

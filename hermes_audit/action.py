@@ -14,8 +14,8 @@ variable            action input          accepted values (default)
 ``HA_CATEGORY``     ``category``          SARIF category (``hermes-audit/<hermes-version>``)
 ``HA_UPLOAD``       ``upload``            ``true`` or ``false`` (``false``)
 ``HA_AUDITOR``      ``auditor``           ``auto``, ``true`` or ``false`` (``auto``)
-``HA_EVENT_NAME``   (``github.event_name``)  ``auto`` is ``true`` for ``pull_request`` and
-                                          ``pull_request_target`` and ``merge_group``
+``HA_EVENT_NAME``   (``github.event_name``)  ``auto`` is ``true`` for every event but ``push``,
+                                          ``schedule``, ``workflow_dispatch``, ``release``
 ``HA_BASE_SHA``     (the pull request's   whose configuration auditor mode uses
                     ``base.sha``)
 ==================  ====================  =========================================
@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Optional, Sequence
 
 from hermes_audit.reporters.github import md_escape
+from hermes_audit.reporters.workflow import neutralise
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 FORMATS = ("github", "text", "json", "sarif")
@@ -126,7 +127,7 @@ def plan_from_env(env: Mapping[str, str]) -> Plan:
         raise InputError("input category: must be one line")
     auditor_in = _choice(env, "HA_AUDITOR", "auditor", ("auto", "true", "false"), "auto")
     event = (env.get("HA_EVENT_NAME") or "").strip()
-    auditor = auditor_in == "true" or (auditor_in == "auto" and event in PULL_REQUEST_EVENTS)
+    auditor = auditor_in == "true" or (auditor_in == "auto" and bool(event) and event not in TRUSTED_EVENTS)
     base_sha = (env.get("HA_BASE_SHA") or "").strip()
     if base_sha and not all(c in "0123456789abcdefABCDEF" for c in base_sha):
         base_sha = ""  # not a commit id: never handed to git
@@ -140,9 +141,12 @@ def plan_from_env(env: Mapping[str, str]) -> Plan:
     return Plan(paths, version, fail_on, fmt, sarif_file, category, upload, args, auditor, base_sha)
 
 
-#: Events whose checkout is (or may be) the pull request's own tree: auditor mode by default. A merge queue
-#: (``merge_group``) runs the tree a pull request wrote, merged onto the base (red team, issue 18).
-PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target", "merge_group")
+#: Events whose checkout is the repository's own history, written by people with write access: the only ones
+#: ``auto`` trusts the tree's configuration on. Every other event is audited (``pull_request``,
+#: ``pull_request_target``, ``merge_group``, whose tree a pull request wrote; and ``workflow_run``,
+#: ``pull_request_review``, ``issue_comment`` and the rest, which a workflow may run on a pull request's head:
+#: eighth red team, issue 18), as is an event this list does not know.
+TRUSTED_EVENTS = ("push", "schedule", "workflow_dispatch", "release")
 #: The configuration files hermes-audit reads at a repository root, in order (hermes_audit.cli.config).
 CONFIG_NAMES = (".hermes-audit.toml", "pyproject.toml")
 
@@ -234,7 +238,11 @@ def gate(exit_code: int, fail_on: str) -> int:
 
 
 def _escape(value: str) -> str:
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """The message of a workflow command this action prints: ``%``, CR and LF escaped as the runner reads
+    them, controls shown as escapes, and no legacy ``##[``/``##vso[`` marker left in it (a file name listed in
+    a notice can carry one; eighth red team, issue 18)."""
+    value = "".join(c if c >= " " or c in "\r\n" else f"\\x{ord(c):02x}" for c in value)
+    return neutralise(value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"), keep_commands=True)
 
 
 def _write_outputs(path: Optional[str], outputs: dict[str, str]) -> None:

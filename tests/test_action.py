@@ -284,3 +284,30 @@ def test_module_help_prints_the_inputs_and_runs_nothing(tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "takes no arguments" in r.stderr and r.stderr.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_notice_naming_files_carries_no_legacy_marker():
+    """Eighth red team (issue 18, low): the 'files left out' notice printed ``##[error]`` and ``##vso[`` from
+    file names as they were."""
+    from hermes_audit.action import _escape, removal_message
+    from tests.workflow_emulator import commands
+
+    counts = {"findings": 1, "files": 2, "suppressed": 0, "raw_findings": 3, "raw_files": 4,
+              "removed_paths": ["a/##[error file=x]forged/AGENTS.md", "b/##vso[task.setvariable variable=x]1/CLAUDE.md",
+                                "c/#\U0001d165#[warning]x/AGENTS.md", "d\x01e.md"]}
+    line = f"::notice title=hermes-audit: findings removed::{_escape(removal_message(counts))}"
+    found = commands(line)
+    assert [(c.form, c.name) for c in found] == [("v2", "notice")], found
+    assert "##[" not in line and "##vso[" not in line and "\x01" not in line
+
+
+@pytest.mark.parametrize("event,audited", [
+    ("pull_request", True), ("pull_request_target", True), ("merge_group", True),
+    # eighth red team: a workflow_run or issue_comment workflow may check out a pull request's head
+    ("workflow_run", True), ("pull_request_review", True), ("issue_comment", True), ("some_new_event", True),
+    ("push", False), ("schedule", False), ("workflow_dispatch", False), ("release", False), ("", False),
+])
+def test_auditor_mode_is_the_default_on_every_event_but_the_trusted_ones(event, audited):
+    plan = action.plan_from_env({"HA_EVENT_NAME": event})
+    assert plan.auditor is audited and ("--no-suppressions" in plan.scan_args) is audited
+    assert action.plan_from_env({"HA_EVENT_NAME": event, "HA_AUDITOR": "false"}).auditor is False

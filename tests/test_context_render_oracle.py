@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -64,9 +62,10 @@ def file_body(draw) -> bytes:
     if kind == "frontmatter":
         text = draw(st.sampled_from(["---\nmodel: x\ntools: [a]\n---\n\n", "---\nunclosed: true\n", "---\n---\n",
                                      "\ufeff---\nk: v\n----x\n"])) + text
-    if kind in ("bom2", "latin1", "utf16"):
+    if kind in ("bom", "bom2", "latin1", "utf16") or "\ufeff" in text:
         # one kind of invisible character per file: Hermes lists several in set order, and a small cap
-        # can cut the [BLOCKED: ...] marker before the ids could be compared sorted
+        # can cut the [BLOCKED: ...] marker before the ids could be compared sorted (up to 0.18.2 a leading
+        # BOM is one of them)
         text = text.replace("\u200b", "")
     data = text.encode("utf-8")
     if kind == "bom":
@@ -176,22 +175,9 @@ def _ours(cwd: Path, home: Path, ctx, include_soul: bool, catalog):
 @settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(trees(), min_size=20, max_size=20))
 def test_render_equals_build_context_files_prompt(oracle, catalog, batch):
-    base = Path(tempfile.mkdtemp(prefix="h3ctx-")).resolve()
-    try:
-        cases, ours = [], []
-        for i, t in enumerate(batch):
-            cwd, home, ctx = _materialise(base, i, t)
-            for skip in (True, False):
-                cases.append({"cwd": str(cwd), "hermes_home": str(home), "context_length": ctx, "skip_soul": skip})
-                ours.append(_ours(cwd, home, ctx, not skip, catalog))
-        got = oracle.run("context_render", {"cases": cases})
-        for case, theirs, (block, soul, rep) in zip(cases, got, ours):
-            assert theirs["error"] is None, theirs["error"]
-            assert rep.render_problem is None, (case, rep.render_problem)
-            assert _norm(block) == _norm(theirs["block"]), (case, rep.to_dict())
-            assert _norm(soul) == _norm(theirs["soul"]), case
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    from tests.session_oracle import compare_context_render  # (it imports this module)
+
+    compare_context_render(oracle, catalog, batch, "0.19")
 
 
 def test_render_reference_cases_against_oracle(oracle, catalog, tmp_path):

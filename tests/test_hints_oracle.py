@@ -165,8 +165,9 @@ def _norm_ids(text):
 
     def fix(m):
         ids = m.group(2).split(", ")
-        inv = sorted(i for i in ids if i.startswith("invisible_unicode_"))
-        rest = [i for i in ids if not i.startswith("invisible_unicode_")]
+        invisible = ("invisible_unicode_", "invisible unicode ")  # the legacy scanner of 0.13.0-0.14.0: spaces
+        inv = sorted(i for i in ids if i.startswith(invisible))
+        rest = [i for i in ids if not i.startswith(invisible)]
         return f"[BLOCKED: {m.group(1)} contained potential prompt injection ({', '.join(inv + rest)})"
 
     return re.sub(r"\[BLOCKED: (.+?) contained potential prompt injection \(([^)]*)\)", fix, text)
@@ -214,11 +215,16 @@ def compare_batch(oracle, batch, profile_name: str) -> None:
             assert len(report.calls) == len(hermes_calls)
             for mine, theirs in zip(report.calls, hermes_calls):
                 where = f"{w} call {mine.index} {mine.tool} {mine.args}"
+                assert (mine.error is not None) == (theirs.get("error") is not None), (where, mine.error, theirs)
+                if theirs.get("error"):
+                    assert theirs["error"] == "RuntimeError" and mine.text is None and not theirs["dirs"], where
+                    STATS["errors"] = STATS.get("errors", 0) + 1
+                    continue
                 their_dirs = {d: _norm_ids(t) for d, t in theirs["dirs"]}
                 assert set(mine.directories) == set(their_dirs), where
                 my_blocks = {h.directory: _norm_ids(h.text) for h in mine.hints}
                 for d, t in their_dirs.items():
-                    assert my_blocks.get(d) == t, f"{where}: directory {d}"
+                    assert my_blocks.get(d) == t, f"{where}: directory {d}: ours {my_blocks.get(d)!r} theirs {t!r}"
                     compared_blocks += t is not None
                 yielded = [t for t in their_dirs.values() if t is not None]
                 if theirs["text"] is None:
@@ -233,6 +239,9 @@ def compare_batch(oracle, batch, profile_name: str) -> None:
                     assert len(mine.text) == len(theirs["text"]), where
         STATS["blocks"] += compared_blocks
         STATS["calls"] += sum(len(c) for c in answer)
+        from tests.session_oracle import record  # (it imports this module)
+
+        record(oracle, "hints", len(batch), sum(len(c) for c in answer))
     finally:
         for b in bases:
             shutil.rmtree(b, ignore_errors=True)

@@ -322,3 +322,88 @@ def test_credentials_are_redacted_in_a_successful_audit(tmp_path, monkeypatch):
         assert r.exit_code in (0, 1), r.output
         assert SECRET not in r.output and "https://***@example.com/owner/dist.git" in r.output
     assert seen == [url, url]  # git still gets the real URL
+
+
+# --- a server that streams refs without end (round 8, issue 18.3) ------------------------------------------
+
+
+def _pkt(payload: bytes) -> bytes:
+    return b"%04x" % (len(payload) + 4) + payload
+
+
+@pytest.fixture()
+def endless_refs_server():
+    """A git:// server on 127.0.0.1 that answers every request with a ref advertisement that never ends (each
+    ref name ~60 KB, so git's list of refs grows by ~60 KB a pkt-line), until the client goes away."""
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(4)
+    stop = threading.Event()
+    sha = b"1" * 40
+
+    def stream(c: socket.socket) -> None:
+        try:
+            c.settimeout(5)
+            c.recv(4096)  # "git-upload-pack /r.git\0host=...\0"
+            c.sendall(_pkt(sha + b" HEAD\0side-band-64k ofs-delta shallow\n"))
+            n = 0
+            while not stop.is_set():
+                n += 1
+                c.sendall(b"".join(_pkt(sha + b" refs/heads/%08d" % (n * 16 + k) + b"x" * 60000 + b"\n")
+                                   for k in range(16)))
+        except OSError:
+            pass
+        finally:
+            c.close()
+
+    def serve():
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                c, _ = srv.accept()
+            except OSError:
+                continue
+            threading.Thread(target=stream, args=(c,), daemon=True).start()
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    yield srv.getsockname()[1]
+    stop.set()
+    t.join(5)
+    srv.close()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="the memory watch reads /proc")
+def test_endless_ref_advertisement_is_bounded_by_the_memory_limit(endless_refs_server, tmp_path, private_tmp):
+    """An endless ref advertisement made git's RSS grow to 1.7 GB in 23 s, bounded only by the clone's time
+    limit. git and its helpers (their session) are now killed above --max-clone-memory: one line, exit 2."""
+    port = endless_refs_server
+    before = _clone_dirs()
+    limit = 96 * 1024 * 1024
+    p = _cli("profile", f"git://127.0.0.1:{port}/r.git", "--max-clone-memory", str(limit), "--clone-timeout", "100",
+             cwd=tmp_path, timeout=110)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.strip().splitlines() == [
+        f"hermes-audit: error: git used more than {limit:,} bytes of memory for git://127.0.0.1:{port}/r.git "
+        f"(limit {limit:,}; a server streaming endless refs or objects?); clone stopped"], p.stderr
+    assert _clone_dirs() == before and _helpers_for(port) == []
+    # the same bound through the API, in process
+    with pytest.raises(GitSourceError, match="bytes of memory"):
+        with cloned(f"git://127.0.0.1:{port}/r.git", timeout=100, max_memory=limit):
+            pass
+
+
+def test_endless_git_messages_are_bounded(tmp_path):
+    """git relays a server's `remote:` lines to stderr; they were gathered in memory (communicate) until the
+    deadline. Now stderr is read as it comes, the first 64 KB kept, and git stopped past 1 MiB."""
+    import time
+
+    from hermes_audit.audits import gitsource
+
+    with pytest.raises(GitSourceError, match=r"more than 1,048,576 bytes of messages"):
+        gitsource._run(["sh", "-c", "yes 'remote: spam spam spam' >&2"], tmp_path, time.monotonic() + 100, None,
+                       1, "git://127.0.0.1/r.git")
+    # an ordinary failure still shows git's own reason
+    with pytest.raises(GitSourceError, match=r"fatal: nope"):
+        gitsource._run(["sh", "-c", "echo 'fatal: nope' >&2; exit 128"], tmp_path, time.monotonic() + 100, None,
+                       1, "git://127.0.0.1/r.git")

@@ -225,3 +225,33 @@ def test_default_branch_is_main_outside_git_and_never_reads_a_parent_repository(
     inner.mkdir()
     assert default_branch(inner) == "main"
     assert default_branch(tmp_path) == "main"
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("default_stages: [manual]\nrepos:\n  - repo: https://github.com/psf/black\n    rev: 24.1.0\n    hooks:\n      - id: black\n",
+     "'default_stages' (manual) leaves the hook out of git commit"),
+    ("exclude: '.*'\nrepos:\n  - repo: https://github.com/psf/black\n    rev: 24.1.0\n    hooks:\n      - id: black\n",
+     "the top-level 'exclude' keeps the hook from AGENTS.md"),
+    ("files: '\\.py$'\nrepos:\n  - repo: https://github.com/psf/black\n    rev: 24.1.0\n    hooks:\n      - id: black\n",
+     "the top-level 'files' keeps the hook from AGENTS.md"),
+    ("repos:\n  - repo: local\n    hooks:\n      - id: hermes-audit\n        name: x\n        entry: 'true'\n        language: system\n",
+     "a hook with the id 'hermes-audit' comes from repo 'local'"),
+])
+def test_a_configuration_that_keeps_the_hook_from_running_is_named(tmp_path, text, needle):
+    """Eighth red team (issue 18): init said "added" or "already has the hook" where pre-commit would never run
+    it on the files Hermes loads."""
+    repo = _repo(tmp_path)
+    (repo / PRE_COMMIT_FILE).write_text(text, encoding="utf-8")
+    r = _init(repo, "--no-workflow")
+    assert r.exit_code == 0, r.output
+    assert f"warning: {PRE_COMMIT_FILE}: {needle}" in r.output, r.output
+
+
+def test_an_ordinary_configuration_gets_no_warning(tmp_path):
+    repo = _repo(tmp_path)
+    (repo / PRE_COMMIT_FILE).write_text("exclude: '^vendor/'\nrepos:\n  - repo: https://github.com/psf/black\n"
+                                        "    rev: 24.1.0\n    hooks:\n      - id: black\n", encoding="utf-8")
+    r = _init(repo, "--no-workflow")
+    assert r.exit_code == 0 and "warning" not in r.output, r.output
+    r = _init(repo, "--no-workflow")
+    assert "unchanged" in r.output and "warning" not in r.output, r.output

@@ -13,8 +13,6 @@ read), and ``hermes profile install`` (refusals with Hermes' wording, the instal
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,11 +20,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hermes_audit.hermes import memory as mem
-from hermes_audit.hermes.context import cap_from_config, read_hermes_config, simulate_context
+from hermes_audit.hermes.context import cap_from_config, simulate_context
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.audits.profile import ProfileOptions, audit_distribution
-from tests.test_context_render_oracle import _materialise, _norm, trees
+from tests.session_oracle import compare_context_render, compare_prompt, ours_context
+from tests.test_context_render_oracle import _norm, trees
 from tests.test_hints_oracle import CASES_PER_RUN, compare_batch
 from tests.test_hints_oracle import calls as hint_calls
 from tests.test_hints_oracle import trees as hint_trees
@@ -122,35 +121,13 @@ def test_memory_render_of_homes_equals_hermes_0_20_1(hermes20, tmp_path):
 # --- the session's context block ------------------------------------------------------------------------------
 
 def _ours_context(cwd: Path, home: Path, ctx, include_soul: bool, catalog, profile_name: str = "0.20"):
-    profile = get_profile(profile_name)
-    scanner = scanner_for(catalog.parity, profile.scanner)
-    cfg, _ = read_hermes_config(home / "config.yaml")
-    cap = cap_from_config(cfg, ctx, str(home / "config.yaml"))
-    rep = simulate_context(cwd, profile, scanner, cap, hermes_home=home)
-    soul = rep.soul.identity if rep.soul is not None else None
-    block = None if rep.render_problem else rep.render(include_soul=include_soul)
-    return block, (soul if soul is None or isinstance(soul, str) else None), rep
+    return ours_context(cwd, home, ctx, include_soul, catalog, profile_name)
 
 
 @settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(trees(), min_size=20, max_size=20))
 def test_context_render_equals_hermes_0_20_1(hermes20, catalog, batch):
-    base = Path(tempfile.mkdtemp(prefix="h20ctx-")).resolve()
-    try:
-        cases, ours = [], []
-        for i, t in enumerate(batch):
-            cwd, home, ctx = _materialise(base, i, t)
-            for skip in (True, False):
-                cases.append({"cwd": str(cwd), "hermes_home": str(home), "context_length": ctx, "skip_soul": skip})
-                ours.append(_ours_context(cwd, home, ctx, not skip, catalog))
-        got = hermes20.run("context_render", {"cases": cases})
-        for case, theirs, (block, soul, rep) in zip(cases, got, ours):
-            assert theirs["error"] is None, theirs["error"]
-            assert rep.render_problem is None, (case, rep.render_problem)
-            assert _norm(block) == _norm(theirs["block"]), (case, rep.to_dict())
-            assert _norm(soul) == _norm(theirs["soul"]), case
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    compare_context_render(hermes20, catalog, batch, "0.20")
 
 
 CHAIN = {
@@ -327,47 +304,12 @@ def test_hint_digests_and_excluded_dirs_equal_hermes_0_20_1(hermes20, catalog, t
     assert "b rules" in got[1] and "deep" in got[5]
 
 
-def _ours_prompt(case: dict, source, catalog, extra_env: dict):
-    from datetime import datetime
-
-    from hermes_audit.hermes import prompt as P
-    from hermes_audit.hermes.tokens import get_counter
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_")}
-    env.update(extra_env)
-    settings = P.PromptSettings(
-        cwd=Path(case["cwd"]), home=Path(case["hermes_home"]), platform=case["platform"], model=case["model"],
-        provider=case["provider"], tools=frozenset(case["tools"]), context_length=case["context_length"],
-        now=datetime.fromisoformat(case["now"]), system_message=case["system_message"], session_id=case["session_id"],
-        environ=env)
-    profile = get_profile("0.20")
-    return P.assemble(settings, profile, scanner_for(catalog.parity, profile.scanner), source,
-                      counter=get_counter("chars"))
-
-
 @pytest.mark.parametrize("extra_env", [{}, {"HERMES_DESKTOP": "1"}, {"HERMES_DESKTOP_TERMINAL": "yes"}],
                          ids=["plain", "desktop", "desktop-terminal"])
 def test_prompt_equals_hermes_0_20_1_byte_for_byte(hermes20, catalog, tmp_path, extra_env):
     """The whole system prompt and each tier, on the frozen sessions of tests/test_prompt_oracle.py and a tui
     session: 0.20.1's steering note (two paragraphs), active-profile text, skills framing and place (volatile
     tier), session line (configured zone, abbreviation, offset, platform) and tiered layout."""
-    from hermes_audit.hermes.hermes_source import open_source
-    from tests.test_prompt_oracle import _cases as prompt_cases
-
-    venv = Path(hermes20.python).parent.parent
-    site = sorted(venv.glob("lib/python3*/site-packages"))[0]
-    source = open_source(site)
-    assert source.version == RELEASE
-    cases = prompt_cases(tmp_path)
-    cases.append(dict(cases[3], platform="tui"))
-    ours = [_ours_prompt(c, source, catalog, extra_env) for c in cases]  # ours first: Hermes seeds files
-    clean = {k: "" for k in os.environ if k.startswith("HERMES_")}
-    theirs = hermes20.run("prompt_build", {"cases": cases}, env={**clean, **extra_env})
-    for i, (mine, hermes) in enumerate(zip(ours, theirs), 1):
-        assert hermes["error"] is None, hermes["error"]
-        assert mine.exact, (i, [(ly.id, ly.status) for ly in mine.included()])
-        for tier in ("stable", "context", "volatile"):
-            assert mine.tier_texts()[tier] == hermes["parts"][tier], (i, tier)
-        assert mine.prompt == hermes["prompt"], i
+    theirs = compare_prompt(hermes20, catalog, tmp_path, "0.20", RELEASE, extra_env)
     assert "A marker is newly delivered only when" in theirs[0]["prompt"]
     assert "Conversation started: Wednesday, July 15, 2026 (UTC, UTC+00:00)" in theirs[0]["prompt"]

@@ -394,7 +394,9 @@ def _hook_env(tmp_path: Path) -> dict:
     audit.write_text(f"#!/bin/sh\nexec {sys.executable} -m hermes_audit \"$@\"\n", encoding="utf-8")
     audit.chmod(0o755)
     fake = tmp_path / "bin" / "hermes"
-    fake.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {tmp_path / 'hermes-args'}\n", encoding="utf-8")
+    # a shell wrapper: the gate asks it for its release (round 8, issue 18.1), as hermes-agent 0.19.0 answers
+    fake.write_text("#!/bin/sh\n[ \"$*\" = --version ] && { echo 'Hermes Agent v0.19.0 (2026.7.20)'; exit 0; }\n"
+                    f"printf '%s\\n' \"$@\" > {tmp_path / 'hermes-args'}\n", encoding="utf-8")
     fake.chmod(0o755)
     return {**os.environ, "HERMES_AUDIT": str(audit), "HERMES": str(fake), "HERMES_AUDIT_ARGS": "--color never",
             "XDG_CACHE_HOME": str(tmp_path / "cache")}

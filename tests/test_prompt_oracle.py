@@ -168,6 +168,9 @@ def test_prompt_equals_hermes_019_byte_for_byte(oracle, site_packages, tmp_path)
         for tier in ("stable", "context", "volatile"):
             assert mine.tier_texts()[tier] == hermes["parts"][tier], (i, tier)
         assert mine.prompt == hermes["prompt"], i
+    from tests.session_oracle import record
+
+    record(oracle, "prompt", len(cases), 4 * len(cases))
     assert cli_prompt == theirs[0]["prompt"]
     # the cases exercise what they claim to
     st = [{ly.id: ly.status for ly in r.included()} for r in ours]

@@ -59,7 +59,7 @@ def test_differential_counts_are_recorded_only_when_asked(tmp_path, monkeypatch)
     assert differential.summary("0.99.0") == "not recorded"
 
 
-@pytest.mark.parametrize("name,want", [("0.15.0", "0.15"), ("0.16.0", "0.15"), ("0.17", "0.15"), ("v0.18.2", "0.18"),
+@pytest.mark.parametrize("name,want", [("0.15.0", "0.15"), ("0.16.0", "0.15"), ("0.17", "0.17"), ("0.17.0", "0.17"), ("v0.18.2", "0.18"),
                                        ("0.18.0", "0.18"), ("0.19.0", "0.19"), ("0.19", "0.19"), ("latest", "latest"),
                                        ("0.20", "0.20"), ("0.20.1", "0.20"), ("v0.20.1", "0.20"), ("0.20.1.2", "0.20"),
                                        (" LATEST ", "latest"), ("0.13.0", "0.13"), ("0.14", "0.13"),
@@ -148,9 +148,9 @@ def test_auto_reads_the_installed_hermes_without_running_it(tmp_path, monkeypatc
     path = _fake_hermes(tmp_path, "0.17.0")
     found = find_installed_hermes(path)
     assert found is not None and found.version == "0.17.0" and found.where.endswith("hermes")
-    assert resolve_hermes_version("auto", path)[0] == "0.15"
+    assert resolve_hermes_version("auto", path)[0] == "0.17"
     assert "0.17.0" in resolve_hermes_version("auto", path)[1]
-    assert resolve_hermes_version(None, path) == ("0.15", "")  # the default says nothing
+    assert resolve_hermes_version(None, path) == ("0.17", "")  # the default says nothing
 
 
 def test_auto_without_hermes_uses_latest_with_a_note(tmp_path):
@@ -184,16 +184,30 @@ def test_config_file_takes_a_release_name(tmp_path):
     r = CliRunner().invoke(cli, ["scan", "--no-git", "--format", "json", "--config", str(tmp_path / ".hermes-audit.toml"),
                                  str(tmp_path)], env={"HERMES_AUDIT_SERVER": ""})
     data = json.loads(r.output)
-    assert data["hermes_version"] == "0.15" and data["files"][0]["hermes"]["status"] == "blocked"
+    assert data["hermes_version"] == "0.17" and data["files"][0]["hermes"]["status"] == "blocked"
 
 
-@pytest.mark.parametrize("command,version,label", [(["context"], "0.15", "Hermes 0.15-0.17"),
-                                                   (["hints", "x.py"], "0.17.0", "Hermes 0.15-0.17"),
-                                                   (["prompt"], "0.15", "Hermes 0.15-0.17")])
+@pytest.mark.parametrize("command,version,label", [(["prompt"], "0.13", "Hermes 0.13-0.14"),
+                                                   (["prompt"], "0.14.0", "Hermes 0.13-0.14"),
+                                                   (["prompt"], "0.15", "Hermes 0.15-0.16")])
 def test_session_commands_refuse_a_profile_without_a_session_model(tmp_path, command, version, label):
     r = CliRunner().invoke(cli, [*command, "--hermes-version", version, "--cwd", str(tmp_path)],
                            env={"HERMES_AUDIT_SERVER": ""})
     assert r.exit_code == 2 and f"not modelled for {label}" in r.output
+    assert len(r.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("version,label", [("0.14.0", "Hermes 0.13-0.14"), ("0.16.0", "Hermes 0.15-0.16"),
+                                           ("0.17", "Hermes 0.17.0")])
+@pytest.mark.parametrize("command", [["context", "--hermes-home", "h"], ["hints", "x.py"]])
+def test_0_13_to_0_17_model_the_context_files_and_the_hints(tmp_path, command, version, label):
+    """Issue 20: the context loaders, the hints and the install plan of 0.13.0-0.14.0, 0.15.0-0.16.0 and
+    0.17.0 are modelled (tests/test_parity_sessions.py compares them with the packages); the prompt is not."""
+    (tmp_path / "h").mkdir()
+    command = [str(tmp_path / c) if c == "h" else c for c in command]
+    r = CliRunner().invoke(cli, [*command, "--hermes-version", version, "--cwd", str(tmp_path)],
+                           env={"HERMES_AUDIT_SERVER": ""})
+    assert r.exit_code in (0, 1) and label in r.output and "not modelled" not in r.output, r.output
 
 
 @pytest.mark.parametrize("command", [["context", "--hermes-home", "h"], ["hints", "x.py"], ["prompt", "--hermes-home", "h"]])
@@ -281,3 +295,33 @@ def test_auto_predicts_the_hermes_the_install_gate_will_run(tmp_path, monkeypatc
     assert resolve_hermes_version(None, str(empty))[0] == "latest"
     hook = (Path(__file__).resolve().parents[1] / "hooks" / "hermes-profile-install").read_text(encoding="utf-8")
     assert "export HERMES_AUDIT_HERMES_COMMAND" in hook
+
+
+def test_a_shell_wrappers_interpreter_is_not_read_as_hermes_environment(tmp_path, monkeypatch):
+    """Round 8, issue 18.1: `#!/usr/bin/env bash` named /usr as the environment, whose site-packages may hold
+    another hermes-agent than the one the wrapper starts; only a Python interpreter's environment counts."""
+    from hermes_audit.documents.installed_hermes import _from_script
+
+    env = tmp_path / "env"
+    (env / "lib" / "python3.11" / "site-packages" / "hermes_agent-0.18.2.dist-info").mkdir(parents=True)
+    (env / "bin").mkdir()
+    sh = env / "bin" / "bash"
+    sh.write_text("")
+    sh.chmod(0o755)
+    wrapper = tmp_path / "hermes"
+    wrapper.write_text(f"#!{sh}\nexec /opt/other/bin/hermes \"$@\"\n")
+    assert _from_script(wrapper) is None
+    py = env / "bin" / "python3.11"
+    py.write_text("")
+    wrapper.write_text(f"#!{py}\n")
+    found = _from_script(wrapper)
+    assert found is not None and found.version == "0.18.2"
+
+
+def test_0_17_models_the_prompt(tmp_path):
+    """0.17.0's agent/system_prompt.py is 0.18.2's but for the computer-use block (tests/test_parity_sessions.py
+    compares the whole prompt with the package); 0.13.0-0.16.0's prompt is refused."""
+    (tmp_path / "h").mkdir()
+    r = CliRunner().invoke(cli, ["prompt", "--hermes-home", str(tmp_path / "h"), "--hermes-version", "0.17.0",
+                                 "--cwd", str(tmp_path)], env={"HERMES_AUDIT_SERVER": ""})
+    assert r.exit_code in (0, 1) and "not modelled" not in r.output, r.output

@@ -1,9 +1,9 @@
 """Cloning a profile distribution from git, safely, into a temporary directory that is always removed.
 
 ``hermes profile install`` runs ``git clone --depth 1 <url>`` with the
-user's configuration. hermes-audit clones the same repository (gitpython runs
-the ``git`` binary; the tree listing is read from ``git`` directly, as it
-streams) with these limits:
+user's configuration. hermes-audit clones the same repository (running the
+``git`` binary directly, its messages and the tree listing read as they
+stream) with these limits:
 
 * URLs: ``https://``, ``ssh://``, ``git://``, scp-like ``user@host:path`` and
   the ``github.com/<owner>/<repo>`` shorthand (made ``https://``, as Hermes
@@ -21,6 +21,11 @@ streams) with these limits:
   before anything is written out, and the download itself is stopped when the
   repository directory grows past the size limit;
 * a wall-clock time limit for the whole clone;
+* a memory limit (:data:`DEFAULT_MAX_MEMORY`, 1 GiB): the resident set of git and every helper it started
+  (its session, read from ``/proc`` every 0.2 s) is summed, and the whole group is killed above the limit.
+  A hostile server that streams an endless ref advertisement made git's RSS reach 1.7 GB in 23 s (round 8,
+  issue 18); refs, packs and the listing all count. Where ``/proc`` cannot be read (not Linux) only the
+  time and size limits apply;
 * every message passes through :func:`redact_url`, so a password or token in
   the URL is never printed.
 
@@ -50,6 +55,8 @@ from hermes_audit.engine.redact import redact
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MAX_BYTES = 100 * 1024 * 1024
 DEFAULT_MAX_FILES = 20_000
+#: Bytes of resident memory git and its helpers may hold together (1 GiB).
+DEFAULT_MAX_MEMORY = 1024 ** 3
 _SCP_RE = re.compile(r"^(?P<user>[A-Za-z0-9._~-]+@)?(?P<host>[A-Za-z0-9.-]+):(?P<path>(?!//)[^\s]+)$")
 #: ``scheme://userinfo@``: the userinfo runs to the *last* ``@`` of the authority (RFC 3986 section 3.2:
 #: the authority ends at the first ``/``, ``?`` or ``#``), so ``https://user:p@ss@host`` hides ``user:p@ss``.
@@ -210,44 +217,128 @@ def _dir_size(path: Path, limit: int) -> int:
     return total
 
 
-def _run(cmd: list[str], cwd: Optional[Path], deadline: float, watch: Optional[Path], max_bytes: int,
-         display_url: str) -> str:
-    """Run git (through gitpython) with a deadline and a size watch; return stdout."""
-    import git  # gitpython
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
+
+def group_rss(session: int) -> Optional[int]:
+    """Bytes of resident memory of every process in session ``session`` (git, started with
+    ``start_new_session``, is its leader: ids of a session and its first process group are the leader's pid).
+    Read from ``/proc/<pid>/stat`` (fields 5-6, pgrp and session, and 24, rss in pages); ``None`` when
+    ``/proc`` cannot be listed (not Linux)."""
+    try:
+        pids = [n for n in os.listdir("/proc") if n.isdigit()]
+    except OSError:
+        return None
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                raw = fh.read(4096)
+        except OSError:
+            continue  # gone, or not ours to read
+        fields = raw[raw.rfind(b")") + 2:].split()
+        try:
+            if int(fields[2]) == session or int(fields[3]) == session:
+                total += int(fields[21]) * _PAGE
+        except (IndexError, ValueError):
+            continue
+    return total
+
+
+class _MemoryWatch:
+    """Kill a git process group whose resident memory passes ``limit`` bytes (read at most every ``every``
+    seconds, :func:`group_rss`)."""
+
+    def __init__(self, limit: Optional[int], display_url: str, every: float = 0.2):
+        self.limit = limit
+        self.display_url = display_url
+        self.every = every
+        self._next = 0.0
+
+    def check(self, popen: subprocess.Popen) -> None:
+        """Raise :class:`GitSourceError` (after killing the group) when git's group holds more than the limit."""
+        if not self.limit or os.name != "posix":
+            return
+        now = time.monotonic()
+        if now < self._next:
+            return
+        self._next = now + self.every
+        rss = group_rss(popen.pid)
+        if rss is not None and rss > self.limit:
+            _kill(popen)
+            raise GitSourceError(
+                f"git used more than {self.limit:,} bytes of memory for {self.display_url} (limit "
+                f"{self.limit:,}; a server streaming endless refs or objects?); clone stopped")
+
+
+#: Bytes of git's messages (stderr: its own and the server's ``remote:`` lines) read before git is stopped; the
+#: first :data:`_KEPT_MESSAGES` are kept for the error message.
+MAX_GIT_MESSAGES = 1024 * 1024
+_KEPT_MESSAGES = 64 * 1024
+
+
+def _run(cmd: list[str], cwd: Optional[Path], deadline: float, watch: Optional[Path], max_bytes: int,
+         display_url: str, memory: Optional[_MemoryWatch] = None) -> None:
+    """Run git with a deadline, a size watch, a memory watch and a bound on its messages.
+
+    git's stdout is discarded (``clone`` and ``checkout -q`` print nothing there); its stderr is read through a
+    pipe as it comes and only the first :data:`_KEPT_MESSAGES` bytes are kept: past :data:`MAX_GIT_MESSAGES`
+    (a server can send ``remote:`` lines without end, which git relays) git is stopped. Raises
+    :class:`GitSourceError` (one line, redacted)."""
+    import selectors
+
+    if shutil.which("git") is None:
+        raise GitSourceError("git is not installed (it is needed to clone a distribution)")
+    if deadline - time.monotonic() <= 0:
         raise GitSourceError(f"git timed out cloning {display_url}")
-    g = git.Git(str(cwd) if cwd else None)
     # git runs helpers (git-remote-https, ssh, index-pack) as its children; in a session of their own
     # they can all be killed at the deadline (killing git alone left a stalled helper holding the
-    # output pipes open until its own five-minute timeout)
-    group = {"start_new_session": True} if os.name == "posix" else {}
+    # output pipes open until its own five-minute timeout). LC_ALL=C: git's messages are parsed in English.
+    env = {**_git_env(), "LC_ALL": "C", "LANGUAGE": "C"}
+    popen = subprocess.Popen(cmd, cwd=str(cwd) if cwd else None, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                             start_new_session=os.name == "posix")
+    assert popen.stderr is not None
+    kept = bytearray()
+    total = 0
     try:
-        proc = g.execute(cmd, as_process=True, env=_git_env(), **group)
-    except git.GitCommandNotFound:
-        raise GitSourceError("git is not installed (it is needed to clone a distribution)") from None
-    popen = proc.proc
-    try:
-        while True:
-            try:
-                out, err = popen.communicate(timeout=0.2)
-                break
-            except subprocess.TimeoutExpired:
+        with selectors.DefaultSelector() as sel:
+            can_wait = os.name == "posix"  # Windows cannot select() on a pipe: blocking reads there
+            if can_wait:
+                sel.register(popen.stderr, selectors.EVENT_READ)
+            open_pipe = True
+            while True:
                 if time.monotonic() > deadline:
-                    _kill(popen)
-                    raise GitSourceError(f"git timed out cloning {display_url}") from None
+                    raise GitSourceError(f"git timed out cloning {display_url}")
                 if watch is not None and _dir_size(watch, max_bytes) > max_bytes:
-                    _kill(popen)
-                    raise GitSourceError(
-                        f"{display_url} is larger than the size limit ({max_bytes:,} bytes); clone stopped") from None
+                    raise GitSourceError(f"{display_url} is larger than the size limit ({max_bytes:,} bytes); "
+                                         "clone stopped")
+                if memory is not None:
+                    memory.check(popen)
+                if not open_pipe:
+                    if popen.poll() is not None:
+                        break
+                    time.sleep(0.05)
+                    continue
+                if can_wait and not sel.select(timeout=0.2):
+                    continue
+                chunk = os.read(popen.stderr.fileno(), 64 * 1024)
+                if not chunk:
+                    open_pipe = False
+                    continue
+                total += len(chunk)
+                if len(kept) < _KEPT_MESSAGES:
+                    kept += chunk[:_KEPT_MESSAGES - len(kept)]
+                if total > MAX_GIT_MESSAGES:
+                    raise GitSourceError(f"git printed more than {MAX_GIT_MESSAGES:,} bytes of messages for "
+                                         f"{display_url} (a server sending endless remote: lines?); clone stopped")
     finally:
-        if popen.poll() is None:  # pragma: no cover - defensive
+        if popen.poll() is None:
             _kill(popen)
+        popen.stderr.close()
     if popen.returncode != 0:
-        lines = [ln.strip() for ln in (err or b"").decode("utf-8", "replace").splitlines() if ln.strip()]
+        lines = [ln.strip() for ln in bytes(kept).decode("utf-8", "replace").splitlines() if ln.strip()]
         raise GitSourceError(f"git failed for {display_url}: {redact_url(_git_error_detail(lines, popen.returncode))}")
-    return (out or b"").decode("utf-8", "replace")
 
 
 #: Bytes read from ``git ls-tree`` at a time; one record is at most a path (4 KiB on Linux) plus 60 bytes.
@@ -257,7 +348,7 @@ _MAX_RECORD = 64 * 1024
 
 
 def _check_tree(cmd: list[str], cwd: Path, deadline: float, max_bytes: int, max_files: int,
-                display_url: str) -> tuple[int, int]:
+                display_url: str, memory: Optional[_MemoryWatch] = None) -> tuple[int, int]:
     """Stream ``git ls-tree -r -l -z`` and enforce the file-count and byte limits as it runs.
 
     Returns ``(files, bytes)`` of the tree. The listing is read in chunks of
@@ -289,6 +380,8 @@ def _check_tree(cmd: list[str], cwd: Path, deadline: float, max_bytes: int, max_
                 while True:
                     if time.monotonic() > deadline:
                         raise GitSourceError(f"git timed out cloning {display_url}")
+                    if memory is not None:
+                        memory.check(popen)
                     if can_wait and not sel.select(timeout=0.2):
                         continue
                     chunk = os.read(popen.stdout.fileno(), _LISTING_CHUNK)
@@ -373,11 +466,13 @@ def cloned(
     timeout: float = DEFAULT_TIMEOUT,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_files: int = DEFAULT_MAX_FILES,
+    max_memory: Optional[int] = DEFAULT_MAX_MEMORY,
 ) -> Iterator[Path]:
     """Clone ``source`` shallowly and yield the work tree (``.git`` removed, as Hermes does).
 
-    The temporary directory is removed when the block exits, whatever
-    happens. Raises :class:`GitSourceError`.
+    ``timeout`` is in seconds for the whole clone; ``max_bytes`` bounds the download and the tree, ``max_files``
+    the tree, ``max_memory`` the resident bytes of git's process group (``None``: unbounded). The temporary
+    directory is removed when the block exits, whatever happens. Raises :class:`GitSourceError`.
     """
     url = parse_git_url(source, allow_local=allow_local)
     tmp = Path(tempfile.mkdtemp(prefix="hermes-audit-clone-"))
@@ -387,12 +482,14 @@ def cloned(
         dest = tmp / "clone"
         deadline = time.monotonic() + timeout
         opts = _safe_options(url.transport)
+        memory = _MemoryWatch(max_memory, url.display)
         _run(["git", *opts, "clone", "--depth", "1", "--single-branch", "--no-tags", "--no-checkout",
               "--no-recurse-submodules", f"--template={template}", "--", url.url, str(dest)],
-             tmp, deadline, tmp, max_bytes, url.display)
+             tmp, deadline, tmp, max_bytes, url.display, memory)
         _check_tree(["git", *opts, "ls-tree", "-r", "-l", "-z", "HEAD"], dest, deadline, max_bytes, max_files,
-                    url.display)
-        _run(["git", *opts, "checkout", "-q", "HEAD", "--", "."], dest, deadline, None, max_bytes, url.display)
+                    url.display, memory)
+        _run(["git", *opts, "checkout", "-q", "HEAD", "--", "."], dest, deadline, None, max_bytes, url.display,
+             memory)
         _rmtree(dest / ".git")
         yield dest
     finally:

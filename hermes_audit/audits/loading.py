@@ -97,7 +97,7 @@ def loading_findings(
     base_dir = os.path.realpath(base or Path.cwd())
     fs = RealFS(max_bytes) if max_bytes else RealFS()
     audit = AuditEngine([r for r in rules if r.family != LOADING_FAMILY and not r.is_parity])
-    cap = resolve_cap(MISSING, context_length)
+    cap = resolve_cap(MISSING, context_length, dynamic=profile.context_cap_dynamic)
     report = simulate_context(session, profile, scanner, cap, fs=fs)
     ceiling = simulate_context(session, profile, scanner, resolve_cap(CEILING_CAP), fs=fs)
     issues = loading_issues(report, ceiling, scanner, audit)

@@ -25,7 +25,7 @@ from hermes_audit.hermes.profiles import VersionProfile, get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.hermes.outcomes import BLOCKED
 from hermes_audit.hermes.verdict import verdict_for
-from hermes_audit.audits.scan import (FileReport, ScanOptions, ScanResult, input_findings, parity_findings, select_rules,
+from hermes_audit.audits.scan import (DRIFT_RULE, FileReport, ScanOptions, ScanResult, input_findings, parity_findings, select_rules,
                                stall_report)
 from hermes_audit.engine.engine import make_finding
 from hermes_audit.hermes.outcomes import read_blocks, unreadable_consequence
@@ -175,7 +175,8 @@ def audit_memory(
         found.extend(input_findings(doc, verdict, profile, rules))  # HA951: not UTF-8, no memory loads
         found.extend(_hang_findings(doc, cfg, profile, catalog, codes))  # HA608: reading it never returns
         er = engine.run(doc)
-        found.extend(er.findings)
+        # HA709 describes the drift guard of 0.15.0 on; 0.13.0-0.14.0 rewrite such a store without refusing
+        found.extend(f for f in er.findings if profile.memory_drift_guard or f.rule_id != DRIFT_RULE)
         result.errors.extend(er.errors)
         if doc.read.status is ReadStatus.OVERSIZED:
             result.errors.append(EngineError("memory", doc.path, rep.note))

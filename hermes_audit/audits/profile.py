@@ -33,6 +33,8 @@ files those rules name.
 from __future__ import annotations
 
 import os
+import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Optional
@@ -93,6 +95,10 @@ class ProfileOptions:
     max_bytes: int = DEFAULT_MAX_BYTES
     target_root: str = "~/.hermes"
     rules_dir: Optional[Path] = None
+    #: ``time.monotonic()`` value after which the audit stops, incomplete (``None``: no limit); ``timeout`` is the
+    #: budget in seconds it stands for, for the message.
+    deadline: Optional[float] = None
+    timeout: float = 0.0
 
 
 @dataclass
@@ -175,7 +181,18 @@ def _doc(root: Path, rel: str, kind: DocumentKind, max_bytes: int) -> Document:
     return Document.from_path(root / rel, rel, kind, root.resolve(), max_bytes)
 
 
+class _OutOfTime(Exception):
+    """The audit's time budget (:attr:`ProfileOptions.deadline`) ran out."""
+
+
+def _tick(options: ProfileOptions) -> None:
+    """Raise :class:`_OutOfTime` once ``options.deadline`` (a ``time.monotonic()`` value) has passed."""
+    if options.deadline is not None and time.monotonic() > options.deadline:
+        raise _OutOfTime
+
+
 def _run(engine: Engine, doc: Document, report: ProfileReport, extra: Optional[list[Finding]] = None) -> None:
+    _tick(report.options)
     res = engine.run(doc)
     found = [*(extra or []), *res.findings]
     text = doc.text or ""
@@ -185,9 +202,40 @@ def _run(engine: Engine, doc: Document, report: ProfileReport, extra: Optional[l
     report.documents.setdefault(doc.path, doc)
 
 
-def plan_listing(tree: dist.Tree, plan: Optional[dist.InstallPlan]) -> str:
+#: What a gateway hook's ``handler.py`` does that is worth naming (its top level runs when the gateway starts).
+_HOOK_CALLS = (
+    ("runs commands", re.compile(r"\bsubprocess\b|\bos\.(?:system|popen|exec\w*|spawn\w*)\b|\bpty\.spawn\b")),
+    ("evaluates code", re.compile(r"(?<![\w.])(?:eval|exec|compile)\s*\(|\b__import__\s*\(|\bmarshal\.loads\b|"
+                                  r"\bpickle\.loads?\b|\bbase64\.b64decode\b")),
+    ("reaches the network", re.compile(r"\b(?:requests|httpx|aiohttp|urllib|socket|http\.client)\b|https?://")),
+    ("reads secrets", re.compile(r"\.env\b|os\.environ|getenv\s*\(|auth\.json|\.ssh/|_API_KEY|TOKEN")),
+)
+
+
+def gateway_hooks(root: Path, installed: set[str], max_bytes: int = DEFAULT_MAX_BYTES) -> list[tuple[str, str]]:
+    """``(hooks/<name>, what its handler does)`` for each gateway hook the install copies: a directory of
+    ``hooks/`` holding both ``HOOK.yaml`` and ``handler.py``. hermes-agent 0.19.0 ``gateway/hooks.py``
+    (``HookRegistry.discover_and_load``, run by ``gateway/run.py`` at start) imports every such ``handler.py``
+    under ``$HERMES_HOME/hooks/`` (the profile's directory for ``hermes -p NAME gateway``) with
+    ``exec_module`` when its HOOK.yaml declares events, without asking: its top level runs at once and its
+    ``handle`` on each event. The second item lists :data:`_HOOK_CALLS` found in the handler (``""`` none)."""
+    out: list[tuple[str, str]] = []
+    for rel in sorted(installed):
+        parts = rel.split("/")
+        if len(parts) == 3 and parts[0] == "hooks" and parts[2] == "handler.py" and \
+                f"hooks/{parts[1]}/HOOK.yaml" in installed:
+            doc = _doc(root, rel, DocumentKind.GENERIC, max_bytes)
+            text = doc.text or ""
+            what = [label for label, rx in _HOOK_CALLS if rx.search(text)]
+            out.append((f"hooks/{parts[1]}", ", ".join(what)))
+    return out
+
+
+def plan_listing(tree: dist.Tree, plan: Optional[dist.InstallPlan],
+                 hooks: Optional[list[tuple[str, str]]] = None) -> str:
     """The install-plan document the ``install-plan`` detector reads: tab-separated lines
-    (``copy``/``skip``/``generate``/``mkdir``/``symlink``/``special``); paths escaped."""
+    (``copy``/``skip``/``generate``/``mkdir``/``symlink``/``special``/``hook``); paths escaped. ``hooks``:
+    :func:`gateway_hooks`."""
     def esc(s: str) -> str:
         return s.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
 
@@ -206,6 +254,8 @@ def plan_listing(tree: dist.Tree, plan: Optional[dist.InstallPlan]) -> str:
             lines.append(f"generate\t{esc(g)}")
         for d in plan.bootstrap_dirs:
             lines.append(f"mkdir\t{esc(d)}/")
+    for path, calls in hooks or ():
+        lines.append(f"hook\t{esc(path)}\t{esc(calls)}")
     return "\n".join(lines) + "\n"
 
 
@@ -304,7 +354,8 @@ def audit_distribution(
 
     ``source`` is what the user gave (shown, already redacted);
     ``source_kind`` is ``directory``, ``git`` or ``installed``. Nothing in
-    ``root`` is written. Raises :class:`~hermes_audit.patterns.catalog.CatalogError`
+    ``root`` is written. Past ``options.deadline`` the audit stops before the next document: the report is
+    incomplete (an error ``profile-timeout``; exit 3 unless a reason already makes it not safe). Raises :class:`~hermes_audit.patterns.catalog.CatalogError`
     or ``ValueError`` (unknown version) only; everything about the
     distribution itself is reported.
     """
@@ -359,157 +410,170 @@ def audit_distribution(
         report.plan = dist.plan_install(tree, manifest, profile, name, target)
         installed_files = set(report.plan.installed_from)
 
-    # --- distribution.yaml --------------------------------------------------------------
-    audit_rules = _select(catalog, exclude=("hermes-parity",))
-    if read.error_kind == "limit":
-        # not evaluated (too large, a YAML bomb, unreadable): reported as it is, never parsed again
-        msg = (read.error or "") + (f"; {read.hermes_effect}" if read.hermes_effect else "")
-        f = make_finding(Document.from_text("", dist.MANIFEST_FILENAME, DocumentKind.DISTRIBUTION),
-                         catalog.find("distribution-manifest-invalid"), 0, 0, msg, severity=Severity.HIGH)
-        assign_fingerprints([f], [read.error or ""])
-        report.findings.append(f)
-    elif os.path.lexists(root / dist.MANIFEST_FILENAME):
-        mdoc = _doc(root, dist.MANIFEST_FILENAME, DocumentKind.DISTRIBUTION, dist.MAX_MANIFEST_BYTES)
-        if mdoc.readable:
-            _run(AuditEngine([r for r in audit_rules if r.applies_to(DocumentKind.DISTRIBUTION)]), mdoc, report)
+    try:
+        # --- distribution.yaml --------------------------------------------------------------
+        audit_rules = _select(catalog, exclude=("hermes-parity",))
+        if read.error_kind == "limit":
+            # not evaluated (too large, a YAML bomb, unreadable): reported as it is, never parsed again
+            msg = (read.error or "") + (f"; {read.hermes_effect}" if read.hermes_effect else "")
+            f = make_finding(Document.from_text("", dist.MANIFEST_FILENAME, DocumentKind.DISTRIBUTION),
+                             catalog.find("distribution-manifest-invalid"), 0, 0, msg, severity=Severity.HIGH)
+            assign_fingerprints([f], [read.error or ""])
+            report.findings.append(f)
+        elif os.path.lexists(root / dist.MANIFEST_FILENAME):
+            mdoc = _doc(root, dist.MANIFEST_FILENAME, DocumentKind.DISTRIBUTION, dist.MAX_MANIFEST_BYTES)
+            if mdoc.readable:
+                _run(AuditEngine([r for r in audit_rules if r.applies_to(DocumentKind.DISTRIBUTION)]), mdoc, report)
 
-    # --- the install plan ---------------------------------------------------------------
-    plan_doc = Document.from_text(plan_listing(tree, report.plan), PLAN_PATH)
-    _run(AuditEngine([r for r in audit_rules if r.detector == "install-plan"]), plan_doc, report)
+        # --- the install plan ---------------------------------------------------------------
+        plan_doc = Document.from_text(plan_listing(tree, report.plan, gateway_hooks(root, installed_files, options.max_bytes)),
+                                      PLAN_PATH)
+        _run(AuditEngine([r for r in audit_rules if r.detector == "install-plan"]), plan_doc, report)
 
-    # --- SOUL.md ------------------------------------------------------------------------
-    if "SOUL.md" in installed_files or (installed and (root / "SOUL.md").is_file()):
-        sdoc = _doc(root, "SOUL.md", DocumentKind.SOUL_MD, options.max_bytes)
-        owned = manifest.distribution_owned if read.manifest is not None else []
-        soul_state = {"distribution_owned": owned} if read.error is None else {"error": read.error}
-        stalled = len(scanner.stalls)
-        verdict = verdict_for(sdoc, scanner, profile, soul_state)
-        report.soul = verdict
-        _run(AuditEngine([r for r in audit_rules if r.applies_to(DocumentKind.SOUL_MD)]), sdoc, report,
-             parity_findings(sdoc, verdict, profile))
-        _note_stalls(sdoc, scanner, stalled, profile, verdict, report)
+        # --- SOUL.md ------------------------------------------------------------------------
+        if "SOUL.md" in installed_files or (installed and (root / "SOUL.md").is_file()):
+            sdoc = _doc(root, "SOUL.md", DocumentKind.SOUL_MD, options.max_bytes)
+            owned = manifest.distribution_owned if read.manifest is not None else []
+            soul_state = {"distribution_owned": owned} if read.error is None else {"error": read.error}
+            stalled = len(scanner.stalls)
+            verdict = verdict_for(sdoc, scanner, profile, soul_state)
+            report.soul = verdict
+            _run(AuditEngine([r for r in audit_rules if r.applies_to(DocumentKind.SOUL_MD)]), sdoc, report,
+                 parity_findings(sdoc, verdict, profile))
+            _note_stalls(sdoc, scanner, stalled, profile, verdict, report)
 
-    # --- skills and code directories ----------------------------------------------------
-    guard = load_guard_catalog()
-    skill_rules = [r for r in audit_rules if r.applies_to(DocumentKind.SKILL)]
-    covered: set[str] = set()
-    for d in _skill_dirs(tree, installed_files):
-        res = scan_skill(root / d, d, options.skills_trust, guard)
-        report.skills.append(res)
-        _guard_findings(res, d, root, report, options.max_bytes)
-        for err in res.errors:
-            report.errors.append(EngineError("skills-guard", d, err))
-        sdoc = _doc(root, f"{d}/SKILL.md", DocumentKind.SKILL, options.max_bytes)
-        _run(AuditEngine(skill_rules), sdoc, report)
-        why = skill_frontmatter_problem(sdoc.text) if sdoc.text is not None else None
-        if why is not None and not why.bomb:
-            # invalid YAML (Hermes falls back to key: value lines): said, never silent; the text itself was
-            # scanned above, so the audit stays complete. A bomb is a finding (HA760, detector below).
-            report.notes.append(f"{d}/SKILL.md: {why.message}")
-        covered.add(d)
-    loose = [e.rel for e in tree.files() if e.rel.startswith("skills/") and e.rel in installed_files
-             and not any(e.rel.startswith(c + "/") for c in covered)]
-    for top in CODE_DIRS:
-        entry = tree.get(top)
-        if entry is not None and entry.type == "dir" and any(r.startswith(top + "/") for r in installed_files):
-            res = scan_skill(root / top, top, options.skills_trust, guard)
+        # --- skills and code directories ----------------------------------------------------
+        guard = load_guard_catalog()
+        skill_rules = [r for r in audit_rules if r.applies_to(DocumentKind.SKILL)]
+        # one engine per rule set, built once: an engine keeps its per-rule plans and keyword triggers, and building
+        # one per cron job or file was most of `profile`'s time on many small texts (round 8, issue 18.4)
+        skill_engine = AuditEngine(skill_rules)
+        covered: set[str] = set()
+        for d in _skill_dirs(tree, installed_files):
+            _tick(options)
+            res = scan_skill(root / d, d, options.skills_trust, guard)
             report.skills.append(res)
-            _guard_findings(res, top, root, report, options.max_bytes)
-    # audit rules for commands that run (exfiltration, execution, hidden characters) on every other text file
+            _guard_findings(res, d, root, report, options.max_bytes)
+            for err in res.errors:
+                report.errors.append(EngineError("skills-guard", d, err))
+            sdoc = _doc(root, f"{d}/SKILL.md", DocumentKind.SKILL, options.max_bytes)
+            _run(skill_engine, sdoc, report)
+            why = skill_frontmatter_problem(sdoc.text) if sdoc.text is not None else None
+            if why is not None and not why.bomb:
+                # invalid YAML (Hermes falls back to key: value lines): said, never silent; the text itself was
+                # scanned above, so the audit stays complete. A bomb is a finding (HA760, detector below).
+                report.notes.append(f"{d}/SKILL.md: {why.message}")
+            covered.add(d)
+        loose = [e.rel for e in tree.files() if e.rel.startswith("skills/") and e.rel in installed_files
+                 and not any(e.rel.startswith(c + "/") for c in covered)]
+        for top in CODE_DIRS:
+            entry = tree.get(top)
+            if entry is not None and entry.type == "dir" and any(r.startswith(top + "/") for r in installed_files):
+                res = scan_skill(root / top, top, options.skills_trust, guard)
+                report.skills.append(res)
+                _guard_findings(res, top, root, report, options.max_bytes)
+        # audit rules for commands that run (exfiltration, execution, hidden characters) on every other text file
 
-    code_rules = _select(catalog, CODE_FAMILIES)
-    for rel in sorted(installed_files):
-        top = rel.split("/", 1)[0]
-        if (top in ("skills", *CODE_DIRS) and PurePosixPath(rel).name != "SKILL.md"
-                and is_scannable(guard, PurePosixPath(rel).name)):
-            _run(AuditEngine(code_rules), _doc(root, rel, DocumentKind.GENERIC, options.max_bytes), report)
-    if loose:
+        code_engine = AuditEngine(_select(catalog, CODE_FAMILIES))
+        for rel in sorted(installed_files):
+            top = rel.split("/", 1)[0]
+            if (top in ("skills", *CODE_DIRS) and PurePosixPath(rel).name != "SKILL.md"
+                    and is_scannable(guard, PurePosixPath(rel).name)):
+                _run(code_engine, _doc(root, rel, DocumentKind.GENERIC, options.max_bytes), report)
+        if loose:
 
-        lres = GuardResult("(files under skills/ outside any skill)", "skills", options.skills_trust, "safe")
-        for rel in loose:
-            if is_scannable(guard, PurePosixPath(rel).name):
-                ddoc = _doc(root, rel, DocumentKind.GENERIC, options.max_bytes)
-                if ddoc.text is not None:
-                    t = ddoc.text.replace("\r\n", "\n").replace("\r", "\n")
-                    for g in scan_text(guard, t, rel[len("skills/"):], lres.errors):
-                        lres.findings.append(g)
-        lres.verdict = determine_verdict(lres.findings)
-        lres.decision, lres.reason = install_decision(guard, options.skills_trust, lres.verdict, len(lres.findings))
-        if lres.findings:
-            report.skills.append(lres)
-            _guard_findings(lres, "skills", root, report, options.max_bytes)
+            lres = GuardResult("(files under skills/ outside any skill)", "skills", options.skills_trust, "safe")
+            for rel in loose:
+                _tick(options)
+                if is_scannable(guard, PurePosixPath(rel).name):
+                    ddoc = _doc(root, rel, DocumentKind.GENERIC, options.max_bytes)
+                    if ddoc.text is not None:
+                        t = ddoc.text.replace("\r\n", "\n").replace("\r", "\n")
+                        for g in scan_text(guard, t, rel[len("skills/"):], lres.errors):
+                            lres.findings.append(g)
+            lres.verdict = determine_verdict(lres.findings)
+            lres.decision, lres.reason = install_decision(guard, options.skills_trust, lres.verdict, len(lres.findings))
+            if lres.findings:
+                report.skills.append(lres)
+                _guard_findings(lres, "skills", root, report, options.max_bytes)
 
-    # --- cron ---------------------------------------------------------------------------
-    cron_cat = load_cron_catalog()
-    prompt_rules = _select(catalog, PROMPT_FAMILIES)
-    cron_rules = [r for r in audit_rules if r.detector == "cron-jobs"]
-    for e in tree.files():
-        if not e.rel.startswith("cron/") or not e.rel.endswith((".json", ".yaml", ".yml")):
-            continue
-        if e.rel not in installed_files:
-            continue
-        cdoc = _doc(root, e.rel, DocumentKind.GENERIC, mem.MAX_CONFIG_BYTES * 4)
-        if cdoc.text is None:
-            report.notes.append(f"{e.rel}: {cdoc.read.detail}")
-            continue
-        cf = parse_job_text(cdoc.text, e.rel)
-        cr = CronReport(cf)
-        for job in cf.jobs:
-            if job.prompt:
-                v = scan_cron_prompt(job.prompt, cron_cat)
-                if v.blocked:
-                    cr.blocked[job.index] = v.message
-                pdoc = Document.from_text(job.prompt, f"{e.rel} [job '{job.name}' prompt]")
-                res = AuditEngine(prompt_rules).run(pdoc)
-                assign_fingerprints(res.findings, [job.prompt[f.span.start:f.span.end] for f in res.findings])
-                _place_in_jobs_file(res.findings, cdoc, job.prompt, job.name)
-                report.findings.extend(res.findings)
-                report.errors.extend(res.errors)
-        report.cron.append(cr)
-        _run(AuditEngine(cron_rules), cdoc, report)
-        if cf.error:
-            report.notes.append(f"{e.rel}: {cf.error}")
+        # --- cron ---------------------------------------------------------------------------
+        cron_cat = load_cron_catalog()
+        prompt_engine = AuditEngine(_select(catalog, PROMPT_FAMILIES))
+        cron_rules = [r for r in audit_rules if r.detector == "cron-jobs"]
+        for e in tree.files():
+            if not e.rel.startswith("cron/") or not e.rel.endswith((".json", ".yaml", ".yml")):
+                continue
+            if e.rel not in installed_files:
+                continue
+            cdoc = _doc(root, e.rel, DocumentKind.GENERIC, mem.MAX_CONFIG_BYTES * 4)
+            if cdoc.text is None:
+                report.notes.append(f"{e.rel}: {cdoc.read.detail}")
+                continue
+            cf = parse_job_text(cdoc.text, e.rel)
+            cr = CronReport(cf)
+            for job in cf.jobs:
+                _tick(options)
+                if job.prompt:
+                    v = scan_cron_prompt(job.prompt, cron_cat)
+                    if v.blocked:
+                        cr.blocked[job.index] = v.message
+                    pdoc = Document.from_text(job.prompt, f"{e.rel} [job '{job.name}' prompt]")
+                    res = prompt_engine.run(pdoc)
+                    assign_fingerprints(res.findings, [job.prompt[f.span.start:f.span.end] for f in res.findings])
+                    _place_in_jobs_file(res.findings, cdoc, job.prompt, job.name)
+                    report.findings.extend(res.findings)
+                    report.errors.extend(res.errors)
+            report.cron.append(cr)
+            _run(AuditEngine(cron_rules), cdoc, report)
+            if cf.error:
+                report.notes.append(f"{e.rel}: {cf.error}")
 
-    # --- mcp.json, config.yaml, .env.EXAMPLE --------------------------------------------
-    struct_rules = [r for r in audit_rules if r.detector in ("mcp-servers", "hermes-config")
-                    or r.name == "hardcoded-secret"]
-    for rel in ("mcp.json", "config.yaml"):
-        if rel in installed_files:
-            cdoc = _doc(root, rel, DocumentKind.GENERIC, MAX_STRUCTURED_CHARS)
-            _run(AuditEngine(struct_rules), cdoc, report)
-            if cdoc.text and cdoc.text.strip() and _load_structured(cdoc.text) is None:
-                # its MCP servers, hooks and settings could not be checked: the audit is incomplete (exit 3,
-                # verdict undecided), never "safe to install" by silence
-                report.errors.append(EngineError("profile-structured", rel, _unparsed(cdoc.text)))
-            if rel == "mcp.json" and cdoc.text and any(True for _ in _servers(_load_structured(cdoc.text))):
-                report.notes.append("mcp.json: Hermes 0.19.0 starts the MCP servers listed in config.yaml "
-                                    "(mcp_servers), not mcp.json; mcp.json is copied for other clients and editors, "
-                                    "and its servers run wherever it is loaded")
-            if rel == "config.yaml" and cdoc.text:
-                data = _load_structured(cdoc.text)
-                for key, text in _structured_prompt_strings(data):
-                    _run(AuditEngine(prompt_rules), Document.from_text(text, f"config.yaml [{key}]"), report)
-    for rel, dest in sorted((report.plan.installed_from if report.plan else {}).items()):
-        if dest == dist.ENV_EXAMPLE_FILENAME:
-            _run(AuditEngine([r for r in audit_rules if r.name == "hardcoded-secret"]),
-                 _doc(root, rel, DocumentKind.GENERIC, options.max_bytes), report)
+        # --- mcp.json, config.yaml, .env.EXAMPLE --------------------------------------------
+        struct_rules = [r for r in audit_rules if r.detector in ("mcp-servers", "hermes-config")
+                        or r.name == "hardcoded-secret"]
+        for rel in ("mcp.json", "config.yaml"):
+            if rel in installed_files:
+                cdoc = _doc(root, rel, DocumentKind.GENERIC, MAX_STRUCTURED_CHARS)
+                _run(AuditEngine(struct_rules), cdoc, report)
+                if cdoc.text and cdoc.text.strip() and _load_structured(cdoc.text) is None:
+                    # its MCP servers, hooks and settings could not be checked: the audit is incomplete (exit 3,
+                    # verdict undecided), never "safe to install" by silence
+                    report.errors.append(EngineError("profile-structured", rel, _unparsed(cdoc.text)))
+                if rel == "mcp.json" and cdoc.text and any(True for _ in _servers(_load_structured(cdoc.text))):
+                    report.notes.append("mcp.json: Hermes 0.19.0 starts the MCP servers listed in config.yaml "
+                                        "(mcp_servers), not mcp.json; mcp.json is copied for other clients and editors, "
+                                        "and its servers run wherever it is loaded")
+                if rel == "config.yaml" and cdoc.text:
+                    data = _load_structured(cdoc.text)
+                    for key, text in _structured_prompt_strings(data):
+                        _run(prompt_engine, Document.from_text(text, f"config.yaml [{key}]"), report)
+        for rel, dest in sorted((report.plan.installed_from if report.plan else {}).items()):
+            if dest == dist.ENV_EXAMPLE_FILENAME:
+                _run(AuditEngine([r for r in audit_rules if r.name == "hardcoded-secret"]),
+                     _doc(root, rel, DocumentKind.GENERIC, options.max_bytes), report)
 
-    # --- memories -----------------------------------------------------------------------
-    mcfg = mem.read_memory_config(root if (root / "config.yaml").is_file() else None)
-    for target, fname in mem.STORE_FILES.items():
-        rel = f"memories/{fname}"
-        if not os.path.lexists(root / rel):
-            continue
-        kind = DocumentKind.USER_PROFILE if target == "user" else DocumentKind.MEMORY
-        mdoc = _doc(root, rel, kind, options.max_bytes)
-        rep = mem.analyse_store(mdoc, target, mcfg, scanner, profile)
-        report.memories.append(rep)
-        rules = [_with_limits(r, mcfg) for r in audit_rules if r.applies_to(kind)]
-        stalled = len(scanner.stalls)
-        mv = verdict_for(mdoc, scanner, profile)
-        _run(AuditEngine(rules), mdoc, report, parity_findings(mdoc, mv, profile))
-        _note_stalls(mdoc, scanner, stalled, profile, mv, report)
-
+        # --- memories -----------------------------------------------------------------------
+        mcfg = mem.read_memory_config(root if (root / "config.yaml").is_file() else None)
+        for target, fname in mem.STORE_FILES.items():
+            rel = f"memories/{fname}"
+            if not os.path.lexists(root / rel):
+                continue
+            kind = DocumentKind.USER_PROFILE if target == "user" else DocumentKind.MEMORY
+            mdoc = _doc(root, rel, kind, options.max_bytes)
+            rep = mem.analyse_store(mdoc, target, mcfg, scanner, profile)
+            report.memories.append(rep)
+            rules = [_with_limits(r, mcfg) for r in audit_rules if r.applies_to(kind)]
+            stalled = len(scanner.stalls)
+            mv = verdict_for(mdoc, scanner, profile)
+            _run(AuditEngine(rules), mdoc, report, parity_findings(mdoc, mv, profile))
+            _note_stalls(mdoc, scanner, stalled, profile, mv, report)
+    except _OutOfTime:
+        # the audit stops where the budget ran out: incomplete (exit 3, "undecided"), never "safe" by silence;
+        # what was found so far still counts
+        report.errors.append(EngineError("profile-timeout", "<profile>",
+                                         f"the audit's time budget (--timeout {options.timeout:g} s) ran out; "
+                                         "the rest of the distribution was not audited"))
     report.findings.sort(key=lambda f: (f.path, f.start.line, f.start.column, f.rule_id))
     _decide(report)
     return report

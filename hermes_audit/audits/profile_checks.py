@@ -135,16 +135,40 @@ def _unparsed(text: str) -> str:
     return "not evaluated: neither JSON nor YAML"
 
 
+_KEY_END = re.compile(r"\s*:")
+_QUOTED_KEY_END = re.compile(r"[\"']\s*:")
+
+
+def _key_at(text: str, n: str) -> int:
+    """Offset of ``n`` where it is a key: quoted (``"n":``, ``'n' :``) first, else at the start of a line after
+    blanks or ``-`` (``  n:``, ``- n:``); the earliest of each kind; ``-1`` when ``n`` is never a key. One pass
+    over the occurrences of ``n`` (``str.find``), each checked where it stands: linear in the text, where a
+    regular expression searched from every line start was not (round 8, issue 18.4: a cron file of 2,000 jobs
+    searched once per job)."""
+    line_key = -1
+    i = text.find(n)
+    while i >= 0:
+        after = i + len(n)
+        if i > 0 and text[i - 1] in "\"'" and _QUOTED_KEY_END.match(text, after):
+            return i
+        if line_key < 0 and _KEY_END.match(text, after):
+            j = i - 1
+            while j >= 0 and text[j] in " \t-":
+                j -= 1
+            if j < 0 or text[j] == "\n":
+                line_key = i
+        i = text.find(n, i + 1)
+    return line_key
+
+
 def _locate(text: str, *needles: str) -> tuple[int, int]:
     """Span of the first needle found (as a JSON/YAML key first), else ``(0, 0)``."""
     for n in needles:
         if not n:
             continue
-        for pat in (r'["\']' + re.escape(n) + r'["\']\s*:', r"(?m)^[ \t-]*" + re.escape(n) + r"\s*:"):
-            m = re.search(pat, text)
-            if m:
-                i = text.find(n, m.start())
-                return i, i + len(n)
+        i = _key_at(text, n)
+        if i >= 0:
+            return i, i + len(n)
         i = text.find(n)
         if i >= 0:
             return i, i + len(n)
@@ -499,9 +523,97 @@ def _nested_command(argv: list[str]) -> str:
     return ""
 
 
+#: Commands that fetch a package and run or install it (``uv run --with``, ``pip install``, ``deno run``...).
+_FETCHERS = frozenset({"npx", "bunx", "pnpx", "uvx", "uv", "pipx", "pip", "pip3", "deno", "bun", "npm", "pnpm",
+                       "yarn", "go", "cargo", "gem", "poetry", "pdm", "conda", "mamba", "micromamba", "easy_install"})
+#: A package given as a URL or a git repository rather than a registry name: ``git+https://...``,
+#: ``https://host/pkg.tgz``, ``pkg @ git+https://...`` (PEP 508), ``--from=git+ssh://...``, ``git@host:o/r``,
+#: ``github:owner/repo`` (npm).
+_REMOTE_SPEC = re.compile(r"(?:^|[=@]\s*)(?:git\+)?(?:https?|git|ssh|ftp|s3|file)://|^git@[\w.-]+:|"
+                          r"^(?:github|gitlab|bitbucket|gist):[\w.-]", re.IGNORECASE)
+
+
+def _flat_tokens(argv: list[str]) -> list[str]:
+    """``argv`` with every argument that holds blanks split as a shell would (``sh -c "pip install ..."``)."""
+    flat: list[str] = []
+    for tok in argv:
+        if any(c in tok for c in " \t\n;&|"):
+            try:
+                lex = shlex.shlex(tok, posix=True, punctuation_chars=";&|")
+                lex.whitespace_split = True
+                flat.extend(lex)
+            except ValueError:
+                flat.extend(tok.split())
+        else:
+            flat.append(tok)
+    return flat
+
+
+#: Options whose value is a package, a requirements file or an index to fetch packages from.
+_PACKAGE_OPTS = frozenset({"--from", "--spec", "--with", "-p", "--package", "--git", "-r", "--requirement", "-e",
+                           "--editable", "-i", "--index-url", "--extra-index-url", "--index", "--default-index",
+                           "--registry", "--with-requirements", "--with-editable", "--find-links", "-f"})
+#: Options whose value is anything else (skipped with their value).
+_OTHER_VALUE_OPTS = frozenset({"--python", "--cwd", "--directory", "--config", "--cache-dir", "--import-map", "--lock",
+                               "--env-file", "--node-options", "--userconfig", "-w", "--workspace", "--prefix",
+                               "--target", "--platform", "--python-version", "--location", "--project"})
+_RUN_WORDS = frozenset({"run", "exec", "x", "dlx", "tool"})
+_INSTALL_WORDS = frozenset({"install", "i", "add", "inject"})
+_SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
+
+
+def remote_package(argv: list[str]) -> Optional[tuple[str, str]]:
+    """``(fetcher, spec)`` when the command line fetches code from a URL or a git repository to run or install
+    it, else ``None``. A fetcher (:data:`_FETCHERS`, ``python -m pip``; also inside a shell command line) is
+    followed, before the next ``;``/``&&``/``|``, by a spec :data:`_REMOTE_SPEC` matches: as the value of a
+    package option (:data:`_PACKAGE_OPTS`: ``uvx --from``, ``pipx run --spec``, ``uv run --with``, ``pip install
+    -r``, ``--index-url``...), as the package a runner runs (its first positional argument: ``npx -y URL``,
+    ``deno run -A URL``; later arguments are the package's own), or as any package of an install (``pip install
+    A URL``)."""
+    flat = _flat_tokens(argv)
+    i, n = 0, len(flat)
+    while i < n:
+        b = _base(flat[i])
+        i += 1
+        if re.fullmatch(r"python[\d.]*|py", b) and i + 1 < n and flat[i] == "-m" and _base(flat[i + 1]) in _FETCHERS:
+            b, i = _base(flat[i + 1]), i + 2
+        elif b not in _FETCHERS:
+            continue
+        mode = "run" if b in ("npx", "bunx", "pnpx", "uvx") else ""
+        while i < n and flat[i] not in _SEPARATORS:
+            tok = flat[i].strip()
+            i += 1
+            if tok.startswith("-") and len(tok) > 1:
+                opt, eq, value = tok.partition("=")
+                if opt in _PACKAGE_OPTS:
+                    if not eq:
+                        value = flat[i].strip() if i < n else ""
+                        i += 1
+                    if _REMOTE_SPEC.search(value):
+                        return b, value
+                elif opt in _OTHER_VALUE_OPTS and not eq:
+                    i += 1
+                continue
+            if not mode:
+                if tok in _RUN_WORDS:
+                    mode = "run"
+                elif tok in _INSTALL_WORDS:
+                    mode = "install"
+                continue
+            if mode == "run" and tok in _RUN_WORDS | _INSTALL_WORDS:  # uv tool run, uv tool install
+                mode = "install" if tok in _INSTALL_WORDS else "run"
+                continue
+            if _REMOTE_SPEC.search(tok):
+                return b, tok
+            if mode == "run":  # the package's own arguments follow
+                break
+    return None
+
+
 def detect_mcp_servers(text: str, params: dict) -> Iterator:
     """Detector ``mcp-servers``: MCP server entries in mcp.json (``mcpServers``) or config.yaml
-    (``mcp_servers``). ``params.check``: shell, network, persistence, remote, credential, unpinned."""
+    (``mcp_servers``). ``params.check``: shell, network, persistence, remote, credential, unpinned,
+    remote-package."""
     if not any(k in text for k in ("mcpServers", "mcp_servers", "servers")):
         return
     data = _load_structured(text)
@@ -585,6 +697,12 @@ def detect_mcp_servers(text: str, params: dict) -> Iterator:
             pkg = _package(core)
             if pkg and not _is_pinned(pkg[1], pkg[2]):
                 yield _hit(span, {"server": sv.name, "package": pkg[2], "runner": pkg[0]})
+        elif check == "remote-package":
+            found = remote_package(sv.argv)
+            if found:
+                yield _hit(_locate(text, found[1]) if found[1] in text else span,
+                           {"server": sv.name, "runner": found[0], "package": redact_url(found[1])[:200],
+                            "hermes": _hermes_note(sv)})
 
 
 def detect_hermes_config(text: str, params: dict) -> Iterator:
@@ -593,7 +711,7 @@ def detect_hermes_config(text: str, params: dict) -> Iterator:
     check = params.get("check")
     keys = {"hooks": ("hooks",), "quick-commands": ("quick_commands",), "plugins": ("plugins",),
             "safety": ("approvals", "command_allowlist", "hooks_auto_accept", "security", "delegation", "browser",
-                       "terminal")}.get(check, ())
+                       "terminal"), "endpoint": ("base_url", "url", "api"), "sandbox-image": ("image",)}.get(check, ())
     if not any(k in text for k in keys):
         return
     data = _load_structured(text)
@@ -631,6 +749,107 @@ def detect_hermes_config(text: str, params: dict) -> Iterator:
             yield _hit(_locate(text, "enabled", "plugins"), {"plugins": ", ".join(str(p) for p in enabled)[:160]})
     elif check == "safety":
         yield from _safety(text, data)
+    elif check == "endpoint":
+        known = tuple(str(h).lower() for h in params.get("known_hosts", ()))
+        for where, url in model_endpoints(data):
+            host = _host(url)
+            if host is None or _is_local(host) or any(host == k or host.endswith("." + k) for k in known):
+                continue
+            yield _hit(_locate(text, url, where.rsplit(".", 1)[-1]), {"key": where, "url": redact_url(url)[:200],
+                                                                      "host": host})
+    elif check == "sandbox-image":
+        known = tuple(str(h).lower() for h in params.get("known_registries", ()))
+        term = data.get("terminal")
+        if not isinstance(term, dict):
+            return
+        backend = str(term.get("backend") or "").strip().lower()
+        key = f"{backend}_image"
+        image = term.get(key)
+        if backend not in ("docker", "singularity", "modal", "daytona") or not isinstance(image, str):
+            return
+        registry = _registry(image)
+        if registry is not None and not any(registry == k or registry.endswith("." + k) for k in known):
+            yield _hit(_locate(text, image.strip(), key), {"key": f"terminal.{key}", "image": image.strip()[:200],
+                                                          "registry": registry, "backend": backend})
+
+
+#: config.yaml keys whose URL receives the conversation (hermes-agent 0.19.0 ``hermes_cli/config.py``
+#: DEFAULT_CONFIG and ``hermes_cli/runtime_provider.py``): ``model.base_url`` (the main model: "takes precedence
+#: over provider"), ``providers.<name>.{base_url,url,api}``, ``custom_providers[].{base_url,url,api}``,
+#: ``auxiliary.<task>.base_url`` (compression, vision, web_extract... get the conversation or tool output),
+#: ``delegation.base_url`` (subagents).
+def model_endpoints(data: dict) -> list[tuple[str, str]]:
+    """(key path, URL) of every model endpoint config.yaml sets."""
+    out: list[tuple[str, str]] = []
+
+    def add(where: str, block: Any, keys: tuple[str, ...] = ("base_url",)) -> None:
+        if isinstance(block, dict):
+            for k in keys:
+                v = block.get(k)
+                if isinstance(v, str) and v.strip():
+                    out.append((f"{where}.{k}", v.strip()))
+
+    add("model", data.get("model"))
+    add("delegation", data.get("delegation"))
+    aux = data.get("auxiliary")
+    if isinstance(aux, dict):
+        for task, block in aux.items():
+            add(f"auxiliary.{task}", block)
+    provs = data.get("providers")
+    if isinstance(provs, dict):
+        for name, block in provs.items():
+            add(f"providers.{name}", block, ("base_url", "url", "api"))
+    custom = data.get("custom_providers")
+    if isinstance(custom, list):
+        for i, block in enumerate(custom):
+            add(f"custom_providers[{i}]", block, ("base_url", "url", "api"))
+    return out
+
+
+def _host(url: str) -> Optional[str]:
+    from urllib.parse import urlsplit
+
+    try:
+        u = urlsplit(url if "://" in url else "https://" + url)
+        return (u.hostname or "").lower().rstrip(".") or None
+    except ValueError:
+        return None
+
+
+def _is_local(host: str) -> bool:
+    """Loopback, private (:data:`_PRIVATE_NETS`), link-local or ``localhost``/``.local``/``.internal`` names: an
+    endpoint on the user's own machine or network."""
+    import ipaddress
+
+    if host == "localhost" or host.endswith((".localhost", ".local", ".internal", ".lan", ".home.arpa")):
+        return True
+    try:
+        ip = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    if ip.is_loopback or ip.is_link_local:
+        return True
+    return any(ip in ipaddress.ip_network(net) for net in _PRIVATE_NETS if ip.version == ipaddress.ip_network(net).version)
+
+
+#: Private networks (RFC 1918, shared address space RFC 6598, unique local IPv6 RFC 4193). Python's
+#: ``is_private`` also counts documentation ranges (203.0.113.0/24...), which are no one's own network.
+_PRIVATE_NETS = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7")
+
+
+def _registry(image: str) -> Optional[str]:
+    """The registry host of an image reference (``docker://`` dropped), ``docker.io`` for a Docker Hub name;
+    ``None`` for an empty one."""
+    ref = image.strip()
+    for prefix in ("docker://", "oci://", "docker-daemon:"):
+        if ref.lower().startswith(prefix):
+            ref = ref[len(prefix):]
+    if not ref:
+        return None
+    first = ref.split("/", 1)[0]
+    if "/" in ref and ("." in first or ":" in first or first == "localhost"):
+        return first.lower()
+    return "docker.io"
 
 
 def _safety(text: str, data: dict) -> Iterator:
@@ -780,7 +999,7 @@ def _unesc(s: str) -> str:
 
 def detect_install_plan(text: str, params: dict) -> Iterator:
     """Detector ``install-plan``: lines of the listing made by :func:`plan_listing`. ``params.check``:
-    symlink, plugins, special, git-dir."""
+    symlink, plugins, special, git-dir, gateway-hook."""
     if not text.startswith(PLAN_HEADER):
         return
     check = params.get("check")
@@ -806,6 +1025,10 @@ def detect_install_plan(text: str, params: dict) -> Iterator:
                 yield _hit(span, {"path": dest})
             elif check == "git-dir" and (dest == ".git" or dest.startswith(".git/")):
                 yield _hit(span, {"path": dest})
+        elif check == "gateway-hook" and op == "hook" and len(parts) >= 2:
+            calls = _unesc(parts[2]) if len(parts) >= 3 else ""
+            yield _hit(span, {"path": _unesc(parts[1]),
+                              "calls": f"; its handler.py {calls}" if calls else ""})
 
 
 #: A cron ``script`` value that reads like a shell command line rather than a file name.

@@ -494,7 +494,7 @@ def unaudited_injection(read) -> Optional[str]:
 
 
 def _profile_label(profile) -> str:
-    """``0.15, releases 0.15.0-0.17.0`` for a profile that models several releases, else its name: a
+    """``0.15, releases 0.15.0-0.16.0`` for a profile that models several releases, else its name: a
     release given to ``--hermes-version`` (``0.17.0``) then shows which profile answered for it."""
     return f"{profile.name}, releases {profile.release_range}" if len(profile.releases) > 1 else profile.name
 
@@ -515,7 +515,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     # issue 8: the audit rules search the same texts for their keywords: Hermes' scanner shares that search
     scanner.share_keywords = any(r.patterns for r in engine.rules)
     result = ScanResult(hermes_version=profile.name, options=options, rules_run=rules,
-                        hermes_label=_profile_label(profile), session_modelled=profile.session_model)
+                        hermes_label=_profile_label(profile), session_modelled=profile.loading_model)
     if options.loading and options.session_cwd is not None:  # a bad --cwd fails now, not after the scan
 
         session_directory(paths, options.session_cwd)
@@ -540,7 +540,8 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
             found.extend(f for f in stall_found if f.rule_id in selected_codes)
             found.extend(input_findings(doc, verdict, profile, rules))  # issue 9: encoding notes
             er = engine.run(doc)
-            found.extend(er.findings)
+            # HA709 describes the drift guard of 0.15.0 on; 0.13.0-0.14.0 rewrite such a store without refusing
+            found.extend(f for f in er.findings if profile.memory_drift_guard or f.rule_id != DRIFT_RULE)
             tail_findings, tail_errors = audit_tail(doc, engine)
             found.extend(tail_findings)
             er.errors.extend(tail_errors)
@@ -564,11 +565,16 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
         if verdict is not None and (options.loading or options.prompt):
             memo.seed_verdict(doc, verdict, profile)
     stalled = len(scanner.stalls)
-    session = profile.session_model  # the session simulation is modelled for this profile
+    session = profile.loading_model  # the context files and the hints are modelled for this profile
+    dry_run = "prompt" in profile.simulations
     if not session and (options.loading or options.prompt):
         result.notes.append(f"{profile.label}: per-file verdicts only; the session simulation (chain, truncation, "
                             "hints, the prompt) is modelled for " + ", ".join(n for n in VERSIONS
                                                                                if get_profile(n).session_model))
+    elif not dry_run and options.prompt:
+        result.notes.append(f"{profile.label}: the prompt dry run is skipped (it is modelled for "
+                            + ", ".join(n for n in VERSIONS if "prompt" in get_profile(n).simulations)
+                            + "); the loading simulation ran")
     loading = _simulate_loading(paths, catalog, rules, profile, memo, options) if session else None
     for doc, (verdict, kept, errors) in zip(docs, scanned):
         if doc.read.status is ReadStatus.OVERSIZED:
@@ -591,6 +597,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     _add_case_findings(result, catalog, options, all_rules, rule_index, selected_codes)
     if session:
         _add_loading_findings(result, loading, catalog, options, all_rules, rule_index)
+    if session and dry_run:
         _add_prompt_findings(result, paths, catalog, rules, profile, memo, options, all_rules, rule_index)
     for st in list(scanner.stalls.values())[stalled:]:  # issue 18: a text only the session model scans
         result.errors.append(EngineError(st.rule.code, "", f"Hermes pattern '{st.pattern_id}' stopped after "
@@ -606,6 +613,11 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
 
         apply_baseline(result, load_baseline(options.baseline))
     return result
+
+
+#: The rule of a memory store Hermes' drift guard refuses to rewrite (``memory-format-drift``); not reported
+#: for a profile without ``memory_drift_guard`` (0.13.0-0.14.0).
+DRIFT_RULE = "HA709"
 
 
 def _identity_path(doc: Document, options: ScanOptions) -> str:

@@ -202,11 +202,20 @@ def resolve_hermes_version(value: Optional[str], path_env: Optional[str] = None)
     ``value`` is what the user gave: a profile (``0.19``), a release (``0.17.0``), ``latest``, ``auto``,
     or ``None`` (the default, which is ``auto`` without its notes). ``auto`` reads the installed
     hermes-agent (:func:`hermes_audit.documents.installed_hermes.find_installed_hermes`) and uses
-    its profile, else ``latest``. Raises :class:`CliError` for a version no profile models.
+    its profile, else ``latest``. Raises :class:`CliError` for a version no profile models, and when
+    ``$HERMES_AUDIT_HERMES_COMMAND`` names the command about to run (the install gate) but its release cannot be
+    told or has no profile: a gate never audits ``latest`` in place of the Hermes it runs.
     """
     # start-up time: a command (and a report format) imports only what it runs
-    from hermes_audit.documents.installed_hermes import find_installed_hermes, hermes_command
-    from hermes_audit.hermes.profiles import profile_name_for
+    from hermes_audit.documents.installed_hermes import find_installed_hermes, hermes_command, named_command
+    from hermes_audit.hermes.profiles import profile_name_for, supported_text
+
+    def _has_profile(version: str) -> bool:
+        try:
+            profile_name_for(version)
+        except ValueError:
+            return False
+        return True
 
     if value is not None and value.strip().lower() != "auto":
         try:
@@ -215,6 +224,14 @@ def resolve_hermes_version(value: Optional[str], path_env: Optional[str] = None)
             raise CliError(f"--hermes-version: {exc}") from None
     explicit = value is not None
     found = find_installed_hermes(path_env)
+    gate = named_command()
+    if gate and (found is None or not _has_profile(found.version)):
+        # the install gate is about to run this command: never decide on a guessed version (round 8, issue 18)
+        what = (f"cannot tell which hermes-agent release {one_line(gate)} is (no hermes-agent metadata beside it, and "
+                "`--version` printed no 'Hermes Agent vX.Y.Z')" if found is None else
+                f"hermes-agent {found.version} ({one_line(found.where)}) has no version profile")
+        raise CliError(f"--hermes-version auto {what}; not auditing a guessed version: pin the release it runs, e.g. "
+                       f"HERMES_AUDIT_ARGS=\"--hermes-version 0.19\" (one of {supported_text().removesuffix(', auto')})")
     if found is None:
         if not explicit:
             return "latest", ""

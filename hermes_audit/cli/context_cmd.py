@@ -202,8 +202,8 @@ def context(cwd, hermes_home, hermes_version, context_length, max_chars, config_
     config, problem = read_hermes_config(cfg_path)
     if context_length is None and max_chars is None:
         context_length = model_context_length(config)  # as `prompt` does (issue 22 QA: the two disagreed)
-    cap = cap_from_config(config, context_length, str(cfg_path), max_chars)
     profile, scanner = _scanner(hermes_version)
+    cap = cap_from_config(config, context_length, str(cfg_path), max_chars, profile=profile)
     stalled = len(scanner.stalls)
     try:
         report = simulate_context(cwd, profile, scanner, cap, hermes_home=None if no_soul else home)
@@ -256,7 +256,9 @@ def render_hints_text(report, show_text: bool = True) -> str:
             head = f"[{c.index}] {c.tool} {json.dumps(c.args, ensure_ascii=True)[:200]}"
         lines.append(head)
         if report.mode != "all":
-            if c.directories:
+            if c.error:
+                lines.append(f"    fails: {c.error}")
+            elif c.directories:
                 lines.append("    new directories: " + ", ".join(_rel(d, report.working_dir) for d in c.directories))
             elif c.paths:
                 lines.append("    paths: " + ", ".join(c.paths[:10]) + " (no new directory)")

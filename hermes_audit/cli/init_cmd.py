@@ -203,6 +203,64 @@ def _has_hook(data) -> bool:
     return False
 
 
+#: Paths the hook must see: a file of every kind Hermes loads (for :func:`hook_blockers`).
+_CONTEXT_SAMPLES = ("AGENTS.md", "CLAUDE.md", ".hermes.md", "HERMES.md", ".cursorrules", ".cursor/rules/a.mdc",
+                    "sub/AGENTS.md", "SOUL.md", "memories/MEMORY.md")
+#: Stage names under which a hook runs at ``git commit`` (pre-commit's current and legacy names).
+_COMMIT_STAGES = ("pre-commit", "commit")
+
+
+def _skipped(pattern, keep: bool) -> list[str]:
+    """The sample paths a pre-commit ``files`` (``keep``: what runs) or ``exclude`` pattern takes from the hook
+    (Python ``re.search``, as pre-commit uses; run with the ``regex`` module under a timeout, since the file is
+    the repository's)."""
+    import regex
+
+    if not isinstance(pattern, str) or not pattern:
+        return []
+    try:
+        rx = regex.compile(pattern)
+        return [p for p in _CONTEXT_SAMPLES if bool(rx.search(p, timeout=1.0)) != keep]
+    except (regex.error, TimeoutError, ValueError):
+        return []
+
+
+def hook_blockers(data) -> list[str]:
+    """Why a ``.pre-commit-config.yaml`` (``data``, parsed) would not run the hermes-audit hook on the files Hermes
+    loads at ``git commit``, one line each: a top-level or hook ``exclude``/``files`` that takes context files
+    away, ``default_stages`` or the hook's ``stages`` without the commit stage, a hook with hermes-audit's id
+    that is not hermes-audit's (eighth red team, issue 18: ``init`` said "added" or "already has the hook"
+    while pre-commit would never run it). ``[]`` when nothing stands in the way."""
+    if not isinstance(data, dict):
+        return []
+    out = []
+    for key, keep in (("exclude", False), ("files", True)):
+        gone = _skipped(data.get(key), keep)
+        if gone:
+            out.append(f"the top-level '{key}' keeps the hook from {', '.join(gone[:3])}")
+    stages = data.get("default_stages")
+    if isinstance(stages, list) and not any(s in _COMMIT_STAGES for s in stages):
+        out.append(f"'default_stages' ({', '.join(map(str, stages))[:60]}) leaves the hook out of git commit")
+    for repo in data.get("repos") or []:
+        if not isinstance(repo, dict):
+            continue
+        ours = str(repo.get("repo", "")).rstrip("/").removesuffix(".git") == PROJECT_URL
+        for hook in repo.get("hooks") or []:
+            if not isinstance(hook, dict) or hook.get("id") != HOOK_ID:
+                continue
+            if not ours:
+                out.append(f"a hook with the id '{HOOK_ID}' comes from repo '{str(repo.get('repo'))[:80]}', not "
+                           f"from {PROJECT_URL}; check what it runs")
+            for key, keep in (("exclude", False), ("files", True)):
+                gone = _skipped(hook.get(key), keep)
+                if gone:
+                    out.append(f"the hook's '{key}' keeps it from {', '.join(gone[:3])}")
+            st = hook.get("stages")
+            if isinstance(st, list) and not any(s in _COMMIT_STAGES for s in st):
+                out.append(f"the hook's 'stages' ({', '.join(map(str, st))[:60]}) leave it out of git commit")
+    return out
+
+
 def _expected(data) -> dict:
     import copy
 
@@ -265,7 +323,22 @@ def add_hook_text(text: str) -> Optional[str]:
 
 
 def setup_pre_commit(root: Path, dry_run: bool) -> str:
-    """Add the hook to ``root/.pre-commit-config.yaml``; returns the line to report."""
+    """Add the hook to ``root/.pre-commit-config.yaml``; returns the line to report (followed by a
+    ``warning:`` line for each of :func:`hook_blockers`)."""
+    line = _setup_pre_commit(root, dry_run)
+    path = root / PRE_COMMIT_FILE
+    if os.path.isfile(path) and not os.path.islink(path):
+        try:
+            text = _read_text(path) if not dry_run or line.startswith("unchanged") else None
+            data = _load_yaml(text, path) if text is not None else None
+        except CliError:
+            data = None
+        for why in hook_blockers(data):
+            line += f"\nwarning: {PRE_COMMIT_FILE}: {why}"
+    return line
+
+
+def _setup_pre_commit(root: Path, dry_run: bool) -> str:
     path = root / PRE_COMMIT_FILE
     if not os.path.lexists(path):
         text = "# See https://pre-commit.com for more information\nrepos:\n" + hook_entry(2)

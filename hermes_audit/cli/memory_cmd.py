@@ -43,6 +43,9 @@ def render_text(audit, color: bool) -> str:
     out.append(style(f"{where} — {audit.result.hermes_version} profile; {lim}", bold=True))
     for p in cfg.problems:
         out.append(f"  ! {printable(p, 300)}")
+    if audit.profile is not None and not audit.profile.memory_scan_on_load:
+        out.append(f"  {audit.profile.label} scans memory only when its memory tool writes an entry: every entry on "
+                   "disk enters the prompt as it is (the findings below are hermes-audit's)")
     out.append("")
     colors = {"loaded": "green", "blocked": "red", "empty": None, "missing": None, "skipped": "yellow",
               "disabled": "yellow"}
@@ -75,6 +78,12 @@ def render_text(audit, color: bool) -> str:
             out.append(f"  #{e.index + 1:<3} line {line:<5} {len(s.live[e.index]):>6,} chars  {status}  {first}{extra}")
         if s.drift is not None and s.drift.refused:
             out.append(style("  drift: Hermes' memory tool refuses replace/remove on this file:", "yellow"))
+            for i in s.drift.issues[:5]:
+                out.append(f"    - {printable(i.reason, 300)}")
+        elif s.drift is not None and not s.drift.roundtrips and audit.profile is not None \
+                and not audit.profile.memory_drift_guard:
+            out.append(f"  drift: {audit.profile.label} has no drift guard: its next replace or remove rewrites "
+                       "this file in the memory tool's format:")
             for i in s.drift.issues[:5]:
                 out.append(f"    - {printable(i.reason, 300)}")
         if s.drift is not None and s.drift.duplicates:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -14,6 +15,8 @@ from hermes_audit.cli.common import HERMES_VERSION, HERMES_VERSION_HELP, default
 from hermes_audit import __version__
 
 SEVERITIES = ["info", "low", "medium", "high", "critical"]
+#: Seconds a whole ``profile`` run may take by default (--timeout).
+DEFAULT_TIMEOUT = 600.0
 
 
 def resolve_source(source: str, hermes_home: Optional[str], environ: Optional[dict] = None) -> tuple[str, Optional[Path]]:
@@ -291,6 +294,12 @@ def to_json(report) -> dict:
               help="Seconds a git clone may take.")
 @click.option("--max-clone-size", type=click.IntRange(min=1), default=100 * 1024 * 1024, show_default=True,
               help="Bytes a cloned repository may hold.")
+@click.option("--max-clone-memory", type=click.IntRange(min=1), default=1024 ** 3, show_default=True,
+              help="Bytes of resident memory git and its helpers may hold while cloning (a hostile server can "
+                   "stream refs without end); git is stopped above it.")
+@click.option("--timeout", "time_budget", type=click.FloatRange(min=1), default=DEFAULT_TIMEOUT, show_default=True,
+              help="Seconds the whole audit may take, the clone included; past it the audit stops, incomplete "
+                   "(exit 3, verdict undecided), never 'safe'.")
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default="high", show_default=True,
               help="Lowest severity of an audit finding that makes the distribution unsafe.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
@@ -298,7 +307,7 @@ def to_json(report) -> dict:
               help="Write the report to FILE (atomically) instead of stdout.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 def profile(source, hermes_version, override_name, hermes_current, skills_trust, allow_local, keep_tree, hermes_home,
-            clone_timeout, max_clone_size, fail_on, fmt, output, color) -> None:
+            clone_timeout, max_clone_size, max_clone_memory, time_budget, fail_on, fmt, output, color) -> None:
     """Audit a profile distribution before installing it.
 
     SOURCE is a git URL (as `hermes profile install` accepts it), a local
@@ -309,8 +318,9 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
 
     Exit codes: 0 safe to install (also when only the version is refused: the verdict says so), 1 not safe (or Hermes refuses it), 2 usage
     or input error (with --keep-tree: also when the tree could not be kept),
-    3 incomplete audit.
+    3 incomplete audit (also when --timeout ran out).
     """
+    deadline = time.monotonic() + time_budget
     hermes_version = default_hermes_version(hermes_version)
     try:
         require_session_model(get_profile(hermes_version), 'hermes-audit profile (the install plan)', 'profile')
@@ -332,14 +342,17 @@ def profile(source, hermes_version, override_name, hermes_current, skills_trust,
     hermes_current = hermes_current or getattr(hermes_version, "release", None)
     opts = ProfileOptions(hermes_version=hermes_version, override_name=override_name, hermes_current=hermes_current,
                           skills_trust=skills_trust, fail_on=Severity.parse(fail_on),
-                          target_root=hermes_home or os.environ.get("HERMES_HOME") or "~/.hermes")
+                          target_root=hermes_home or os.environ.get("HERMES_HOME") or "~/.hermes",
+                          deadline=deadline, timeout=time_budget)
     try:
         if kind == "git":
             # start-up time: a command (and a report format) imports only what it runs
             from hermes_audit.cli.progress import Progress
 
             with Progress(f"cloning and auditing {redact_url(source.strip())}"), \
-                    cloned(source, allow_local=allow_local, timeout=clone_timeout, max_bytes=max_clone_size) as root:
+                    cloned(source, allow_local=allow_local, timeout=min(clone_timeout, time_budget),
+                           max_bytes=max_clone_size,
+                           max_memory=max_clone_memory) as root:
                 report = audit_distribution(root, opts, source=redact_url(source.strip()), source_kind="git")
                 if keep_tree is not None:
                     keep_audited_tree(root, keep_tree)

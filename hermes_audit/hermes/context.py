@@ -7,7 +7,8 @@ This module simulates ``build_context_files_prompt`` and ``load_soul_md`` of
 
 * only one project-context type loads, the first that yields a non-empty
   section, in the order ``.hermes.md``/``HERMES.md`` (nearest, walking up to the
-  git root, and only in the session directory when there is no git root),
+  git root, and only in the session directory when there is no git root; up to
+  the filesystem root with ``profile.hermes_md_parent_walk``, 0.13.0-0.17.0),
   ``AGENTS.md``, ``CLAUDE.md``/``claude.md``, ``.cursorrules`` plus
   ``.cursor/rules/*.mdc``; a *blocked* file is non-empty and still wins;
 * ``AGENTS.md`` is ``AGENTS.md`` then ``agents.md`` in the session directory in
@@ -930,7 +931,7 @@ class _Sim:
 
     # -- types -------------------------------------------------------------
     def hermes_md(self, reached: bool) -> Optional[list[Section]]:
-        dirs = parents_of(self.cwd) if self.git_root else [self.cwd]
+        dirs = parents_of(self.cwd) if self.git_root or self.p.hermes_md_parent_walk else [self.cwd]
         found: Optional[FileEntry] = None
         for d in dirs:
             for name in (".hermes.md", "HERMES.md"):
@@ -951,7 +952,10 @@ class _Sim:
                 break
         if found is None:
             return None
-        self.load(found)
+        # a .hermes.md above the tree (0.13.0-0.17.0 walk every parent without a git root) is read where it is,
+        # its symlinks bounded by its own directory
+        above = not is_relative_to(found.path, self.root)
+        self.load(found, posixpath.dirname(found.path) if above else "tree")
         found.reached = reached
         if found.status == UNPREDICTABLE:
             if reached:
@@ -1305,7 +1309,8 @@ def _partial_truncation(text: Text, warn_name: str, cap: int, profile: VersionPr
         kept = text
     return Truncation(kept, total, cap, truncated=True, head_chars=head_chars, tail_chars=tail_chars, marker=marker,
                       omitted=(head_chars, total - tail_chars) if tail_chars else (head_chars, head_chars),
-                      lost_headings=None, warning=truncation_warning(warn_name, total, cap, True, read_path))
+                      lost_headings=None,
+                      warning=truncation_warning(warn_name, total, cap, True, read_path) if profile.truncation_warning else "")
 
 
 def _winner_name(sections: list[Section]) -> str:
@@ -1394,12 +1399,14 @@ def model_context_length(config: Any) -> Optional[int]:
 
 
 def cap_from_config(config: dict, context_length: Optional[int], config_label: str,
-                    max_chars: Optional[int] = None) -> CapResolution:
-    """The cap for a session: ``max_chars`` (as if pinned in config.yaml) or config.yaml, then the context length."""
+                    max_chars: Optional[int] = None, profile: Optional[VersionProfile] = None) -> CapResolution:
+    """The cap for a session: ``max_chars`` (as if pinned in config.yaml) or config.yaml, then the context length;
+    for a ``profile`` without ``context_cap_dynamic`` (0.13.0-0.16.0) always 20,000, both ignored."""
+    dynamic = profile.context_cap_dynamic if profile is not None else True
     if max_chars is not None:
-        return resolve_cap(max_chars, context_length, "--max-chars")
+        return resolve_cap(max_chars, context_length, "--max-chars", dynamic=dynamic)
     value = config.get("context_file_max_chars", _MISSING) if config else _MISSING
-    return resolve_cap(value, context_length, config_label)
+    return resolve_cap(value, context_length, config_label, dynamic=dynamic)
 
 
 def simulate_context(

@@ -804,6 +804,74 @@ class InstallPlan:
         }
 
 
+def follow_in_tree(tree: Tree, entry: TreeEntry, hops: int = 40) -> Optional[TreeEntry]:
+    """The entry a symlink of the tree ends at when every step stays inside the tree (relative targets),
+    else ``None`` (absolute, leaving the tree, dangling, a loop): hermes-audit never follows a link out."""
+    seen = 0
+    while entry.type == "symlink" and seen < hops:
+        seen += 1
+        if entry.target.startswith("/") or entry.target in ("", "?"):
+            return None
+        parts = [] if "/" not in entry.rel else entry.rel.rsplit("/", 1)[0].split("/")
+        for part in entry.target.split("/"):
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if not parts:
+                    return None
+                parts.pop()
+            else:
+                parts.append(part)
+        nxt = tree.get("/".join(parts)) if parts else None
+        if nxt is None:
+            return None
+        entry = nxt
+    return entry if entry.type != "symlink" else None
+
+
+def _plan_copy(tree: Tree, profile: "VersionProfile", plan: "InstallPlan", out: set, entry: TreeEntry, rel: str,
+               dest: str, top: bool, depth: int = 0) -> None:
+    """Add what copying ``entry`` (staged ``rel``) to ``dest`` installs: ``shutil.copy2`` for a file,
+    ``copytree`` for a directory. A symlink refuses the install from 0.15.0 (:func:`refusal`); up to 0.14.0
+    (no ``distribution_reject_symlinks``) both follow it and copy what it points to."""
+    if entry.type == "symlink":
+        target = follow_in_tree(tree, entry) if depth < 8 else None
+        if target is None:
+            plan.problems.append(
+                f"{rel} is a symlink to {entry.target!r}, which leaves the distribution (or leads nowhere): "
+                f"{profile.label} follows it ({'shutil.copy2 or copytree' if top else 'copytree'}) and installs "
+                "whatever it points to on the installing machine, or stops with a Python traceback when it is "
+                "missing; hermes-audit does not follow it")
+            return
+        _plan_copy(tree, profile, plan, out, target, target.rel, dest, top, depth + 1)
+        return
+    if entry.type == "dir":
+        out.add(f"{dest}/")
+        prefix = rel + "/"
+        for sub in tree.entries:
+            if not sub.rel.startswith(prefix) or "/" in sub.rel[len(prefix):]:
+                continue  # direct children only: each child directory recurses
+            name = sub.rel[len(prefix):]
+            if profile.distribution_exclude_nested and name in USER_OWNED_EXCLUDE:
+                # 0.13.0-0.16.0: copytree(ignore=...) drops user-owned names at every depth
+                plan.skipped.append((sub.rel, "user-owned name: copytree ignores it at every depth"))
+                continue
+            if sub.type in ("dir", "file", "symlink"):
+                _plan_copy(tree, profile, plan, out, sub, sub.rel, f"{dest}/{name}", False, depth)
+            else:
+                plan.problems.append(f"{sub.rel} is a {sub.type}: shutil.copytree fails on it, so the install "
+                                     "stops half-way with a Python traceback")
+    elif entry.type == "file":
+        out.add(dest)
+        plan.installed_from.setdefault(rel, dest)
+    elif top:
+        plan.problems.append(f"{rel} is a {entry.type}: shutil.copy2 refuses it, so the install stops "
+                             "half-way with a Python traceback")
+    else:
+        plan.problems.append(f"{rel} is a {entry.type}: shutil.copytree fails on it, so the install "
+                             "stops half-way with a Python traceback")
+
+
 def plan_install(tree: Tree, manifest: Manifest, profile: "VersionProfile", name: str, target: str = "") -> InstallPlan:
     """The fresh-install plan for ``tree`` under the Hermes version ``profile``.
 
@@ -859,24 +927,7 @@ def plan_install(tree: Tree, manifest: Manifest, profile: "VersionProfile", name
         while str(parent) not in (".", ""):
             out.add(f"{parent.as_posix()}/")
             parent = parent.parent
-        if entry.type == "dir":
-            out.add(f"{dest}/")
-            for sub in tree.under(rel):
-                srel = dest + sub.rel[len(rel):]
-                if sub.type == "dir":
-                    out.add(f"{srel}/")
-                elif sub.type == "file":
-                    out.add(srel)
-                    plan.installed_from[sub.rel] = srel
-                else:
-                    plan.problems.append(f"{sub.rel} is a {sub.type}: shutil.copytree fails on it, so the install "
-                                         "stops half-way with a Python traceback")
-        elif entry.type == "file":
-            out.add(dest)
-            plan.installed_from[rel] = dest
-        else:
-            plan.problems.append(f"{rel} is a {entry.type}: shutil.copy2 refuses it, so the install stops "
-                                 "half-way with a Python traceback")
+        _plan_copy(tree, profile, plan, out, entry, rel, dest, top=True)
     if manifest.env_requires and ENV_EXAMPLE_FILENAME not in out:
         plan.generated.append(ENV_EXAMPLE_FILENAME)
         out.add(ENV_EXAMPLE_FILENAME)
@@ -906,7 +957,7 @@ def refusal(
     ``read`` errors of kind ``limit`` are returned as they are (they are
     hermes-audit's, not Hermes').
     """
-    symlink = first_symlink_error(tree)
+    symlink = first_symlink_error(tree) if profile.distribution_reject_symlinks else None
     if not profile.distribution_name_before_symlinks and symlink:
         return symlink
     if read.error is not None:

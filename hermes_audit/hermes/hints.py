@@ -216,6 +216,9 @@ class HintCall:
     hints: list[Hint] = field(default_factory=list)
     text: Optional[str] = None
     exact: bool = True
+    #: ``check_tool_call`` raised instead of answering (``profile.hint_runtime_errors_escape``: the
+    #: ``RuntimeError`` of ``~unknown_user`` or a symlink loop): why, else ``None``
+    error: Optional[str] = None
 
     @property
     def injected(self) -> int:
@@ -225,7 +228,7 @@ class HintCall:
         return {
             "index": self.index, "tool": self.tool, "args": self.args, "paths": self.paths,
             "directories": self.directories, "hints": [h.to_dict(with_text=False) for h in self.hints],
-            "text": self.text, "injected": self.injected, "exact": self.exact,
+            "text": self.text, "injected": self.injected, "exact": self.exact, "error": self.error,
         }
 
 
@@ -299,6 +302,15 @@ class HintReport:
 
 class _Skip(Exception):
     """What makes Hermes drop one raw path (``OSError``, ``ValueError``, ``RuntimeError`` in its try)."""
+
+
+#: The :class:`_Skip` reasons that are a ``RuntimeError`` in Python 3.11's pathlib (``expanduser()`` of an
+#: unknown user, ``resolve()`` on a symlink loop): up to 0.17.0 they escape ``check_tool_call``.
+_RUNTIME_ERRORS = frozenset({"unknown user", "symlink loop"})
+
+
+class _CallFails(Exception):
+    """``check_tool_call`` raises (``profile.hint_runtime_errors_escape``); the message says why."""
 
 
 def _expanduser(raw: str, home: str) -> str:
@@ -488,8 +500,11 @@ class HintTracker:
                 if parent == p:
                     break
                 p = parent
-        except _Skip:
-            pass
+        except _Skip as exc:
+            if self.profile.hint_runtime_errors_escape and exc.args and exc.args[0] in _RUNTIME_ERRORS:
+                raise _CallFails(f"RuntimeError ({exc.args[0]}) for the path {raw!r}: {self.profile.label} "
+                                 "catches only OSError and ValueError, so check_tool_call raises, no hint is "
+                                 "appended and the exception reaches the agent's tool executor") from None
 
     def _type(self, p: str) -> Optional[str]:
         """``stat`` type; an error other than "absent" makes Hermes drop the path (``OSError``)."""
@@ -501,7 +516,7 @@ class HintTracker:
     def _valid_subdir(self, p: str) -> bool:
         if safe_type(self.fs, p) != "dir":
             return False
-        if p in self.loaded or not is_relative_to(p, self.working_dir):
+        if p in self.loaded or (not self.profile.hint_outside_working_dir and not is_relative_to(p, self.working_dir)):
             return False
         if self.excluded:
             rel = p[len(self.working_dir):].strip("/")
@@ -524,7 +539,11 @@ class HintTracker:
         if self.profile.hint_home_guard and (not self.enabled or self.home_like):
             call.paths = self.extract_paths(tool, args) if isinstance(args, dict) else []
             return call
-        call.paths, call.directories = self.directories_for(tool, args)
+        try:
+            call.paths, call.directories = self.directories_for(tool, args)
+        except _CallFails as exc:
+            call.paths, call.error = self.extract_paths(tool, args), str(exc)
+            return call
         blocks: list[str] = []
         for d in call.directories:
             h = self.load_directory(d)
@@ -558,12 +577,19 @@ class HintTracker:
             return False
         return posixpath.basename(real) not in DENIED_ENV_NAMES
 
-    def _read(self, path: str) -> tuple[Optional[Any], Optional[Document], str]:
-        """(Hermes text or None, document, why-not). Unknown content -> ``"unpredictable"``."""
+    def _read(self, path: str, outside: bool = False) -> tuple[Optional[Any], Optional[Document], str]:
+        """(Hermes text or None, document, why-not). Unknown content -> ``"unpredictable"``. ``outside``: a hint
+        of a directory outside the working directory (``profile.hint_outside_working_dir``, 0.13.0-0.14.0), read
+        where it is (confined to its own directory: a symlink leaving it is unpredictable)."""
         fs = self.fs
         guard = self.profile.hint_target_guard
         root = None if not guard else self.working_dir
-        if not guard:
+        if outside:
+            directory = posixpath.dirname(path)
+            if not is_relative_to(fs.realpath(path), directory):
+                return None, None, "unpredictable"
+            root = directory
+        elif not guard:
             real = fs.realpath(path)
             if not is_relative_to(real, self.working_dir):
                 return None, None, "unpredictable"
@@ -599,7 +625,8 @@ class HintTracker:
     def load_directory(self, directory: str) -> Optional[Hint]:
         """``_load_hints_for_directory``: the hint of ``directory``, or ``None`` when it has none."""
         self.loaded.add(directory)
-        if not is_relative_to(directory, self.working_dir) or self.home_like:
+        outside = not is_relative_to(directory, self.working_dir)
+        if (outside and not self.profile.hint_outside_working_dir) or self.home_like:
             return None
         tried: list[HintCandidate] = []
         for name in self.names:
@@ -618,13 +645,13 @@ class HintTracker:
                 tried.append(HintCandidate(name, "skipped", "a symlink to outside the working directory or to a "
                                                             "denied file (.env...); refused"))
                 continue
-            ht, doc, why = self._read(p)
+            ht, doc, why = self._read(p, outside)
             if why == "unpredictable":
                 real = self.fs.realpath(p)
                 here = (" (dangling here: Hermes loads it wherever the target exists)"
                         if dangling_out(self.fs, p, self.working_dir) is not None else "")
                 h = Hint(directory, p, self._display(p), name, UNPREDICTABLE, tried=tried, document=doc,
-                         detail=f"resolves to {real}, outside the working directory{here}: Hermes 0.19.0 "
+                         detail=f"resolves to {real}, outside the working directory{here}: {self.profile.label} "
                                 "follows the link and appends that file; hermes-audit does not read it",
                          escapes_to=real)
                 return h

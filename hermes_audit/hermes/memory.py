@@ -589,6 +589,8 @@ def analyse_store(
     if is_number(limit):
         rep.capacity = capacity(live, limit)
     rep.drift = detect_drift(text, limit)
+    if not profile.memory_drift_guard:  # 0.13.0-0.14.0: no drift guard, the next write normalises the store
+        rep.drift.refused = False
     if any(v.status == "blocked" for v in verdicts):
         rep.status = "blocked"
     if verdicts and not config.enabled[target]:

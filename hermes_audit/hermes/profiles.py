@@ -1,6 +1,6 @@
 """Hermes version profiles: the behaviour that differs between Hermes releases, as data.
 
-One YAML file per profile in ``hermes_audit/hermes/versions/`` (``0.13``, ``0.15``, ``0.18``, ``0.19``,
+One YAML file per profile in ``hermes_audit/hermes/versions/`` (``0.13``, ``0.15``, ``0.17``, ``0.18``, ``0.19``,
 ``0.20``, ``latest``): the releases it stands for, the package it is tested against, the threat-pattern
 catalog it uses (``rules/hermes-parity.yaml``), and each switch with the Hermes file and
 release it comes from (``unconfirmed: true`` when no runnable package confirms the value, only
@@ -127,6 +127,34 @@ class VersionProfile:
     prompt_tui_pane_clarifier: bool
     #: ``HERMES_DESKTOP``/``HERMES_DESKTOP_TERMINAL`` add a desktop-GUI line to the environment hints
     prompt_desktop_environment_hint: bool
+    #: the context-file cap is ``_get_context_file_max_chars``: config.yaml's ``context_file_max_chars``, else
+    #: the model's context window (0.17.0 on); else always :data:`CONTEXT_FILE_MAX_CHARS` (neither is read)
+    context_cap_dynamic: bool
+    #: a truncated context file is logged and queued as a ``TRUNCATED`` warning for the session (0.17.0 on)
+    truncation_warning: bool
+    #: the truncation marker ends ``Use file tools to read the full file.`` and names no path (0.13.0-0.16.0)
+    truncation_marker_file_tools: bool
+    #: without a git root, ``.hermes.md``/``HERMES.md`` is looked for in every parent directory up to the
+    #: filesystem root (0.13.0-0.17.0); else only in the working directory
+    hermes_md_parent_walk: bool
+    #: names of ``USER_OWNED_EXCLUDE`` are skipped at every depth of a copied directory (0.13.0-0.16.0); else
+    #: only at the top of the distribution
+    distribution_exclude_nested: bool
+    #: a symlink anywhere in the distribution refuses the install (0.15.0 on); else it is followed by the copy
+    distribution_reject_symlinks: bool
+    #: a path whose ``expanduser()`` or ``resolve()`` raises ``RuntimeError`` (``~unknown_user``, a symlink loop)
+    #: makes ``check_tool_call`` raise (0.13.0-0.17.0 catch only ``OSError``/``ValueError``); else it is dropped
+    hint_runtime_errors_escape: bool
+    #: hints load from any directory a tool call touches, outside the working directory too (0.13.0-0.14.0)
+    hint_outside_working_dir: bool
+    #: ``replace``/``remove`` refuse a store that does not round-trip (``_detect_external_drift``, 0.15.0 on);
+    #: else they re-read it and rewrite it in the tool's own format
+    memory_drift_guard: bool
+    #: a git repository without a project marker is a code workspace only with source files in its top two
+    #: levels (``_has_code_files``, 0.18.0 on); else any git repository is (the coding posture)
+    prompt_code_files_gate: bool
+    #: config.yaml ``agent.coding_instructions`` is appended to the coding layers (0.18.0 on)
+    prompt_coding_instructions: bool
     #: switch name -> where its value comes from (release, file, function)
     sources: tuple[tuple[str, str], ...] = ()
     #: switches whose value no runnable package confirms (read from source only; ``unconfirmed: true``)
@@ -139,9 +167,14 @@ class VersionProfile:
 
     @property
     def release_range(self) -> str:
-        """``0.15.0-0.17.0`` (first and last release), ``0.19.0`` (one), ``""`` (``latest``)."""
+        """``0.15.0-0.16.0`` (first and last release), ``0.19.0`` (one), ``""`` (``latest``)."""
         rel = self.releases
         return "" if not rel else rel[0] + ("-" + rel[-1] if len(rel) > 1 else "")
+
+    @property
+    def loading_model(self) -> bool:
+        """The context files and the subdirectory hints are modelled (``scan``'s loading simulation)."""
+        return {"context", "hints"} <= set(self.simulations)
 
     @property
     def hermes_release(self) -> Optional[str]:
@@ -238,7 +271,7 @@ def load_profiles(directory: Path = PROFILES_DIR) -> dict[str, VersionProfile]:
     the files' and this module's signatures), so a start-up with unchanged files does not import PyYAML.
     """
     paths = sorted(directory.glob("*.yaml"))
-    quick = datacache.stat_key(["profiles", 6], [Path(__file__), *paths])
+    quick = datacache.stat_key(["profiles", 7], [Path(__file__), *paths])
     cached = datacache.read("profiles", quick) if quick else None
     if isinstance(cached, dict):
         try:
@@ -270,7 +303,7 @@ PROFILES: dict[str, VersionProfile] = load_profiles()
 #: Profile names, newest first (``latest``, then releases by version).
 VERSIONS: tuple[str, ...] = tuple(sorted(PROFILES, key=lambda n: (n != "latest", [-int(x) for x in n.split(".")]
                                                                   if n != "latest" else [])))
-#: Release name -> profile name (0.17.0 -> 0.15).
+#: Release name -> profile name (0.16.0 -> 0.15).
 RELEASES: dict[str, str] = {r: p.name for p in PROFILES.values() for r in p.releases}
 #: Releases no profile models yet, with why.
 UNMODELLED_RELEASES: dict[str, str] = {}

@@ -1082,7 +1082,7 @@ class _Builder:
 
     # -- identity and project context ------------------------------------------------------------------
     def simulate_files(self) -> None:
-        cap = ctx.cap_from_config(self.config, self.context_length, self.config_path)
+        cap = ctx.cap_from_config(self.config, self.context_length, self.config_path, profile=self.p)
         self.cap = cap
         try:
             self.report = ctx.simulate_context(self.cwd, self.p, self.scanner, cap, hermes_home=self.home, fs=self.fs)
@@ -1432,9 +1432,12 @@ class _Builder:
             self.coding = True
         else:
             g = git_root if git_root != home_real else None
-            exts = frozenset(self._src_or("_CODE_EXTENSIONS", CODE_EXTENSIONS))
-            skip = frozenset(self._src_or("_CODE_SCAN_SKIP_DIRS", CODE_SCAN_SKIP_DIRS))
-            self.coding = g is not None and _has_code_files(self.fs, g, exts, skip)
+            if not self.p.prompt_code_files_gate:  # 0.17.0: any git repository (but $HOME's) is a code workspace
+                self.coding = g is not None
+            else:
+                exts = frozenset(self._src_or("_CODE_EXTENSIONS", CODE_EXTENSIONS))
+                skip = frozenset(self._src_or("_CODE_SCAN_SKIP_DIRS", CODE_SCAN_SKIP_DIRS))
+                self.coding = g is not None and _has_code_files(self.fs, g, exts, skip)
         if self.coding:
             self.git_root = git_root
             self.workspace_root = git_root or marker_root
@@ -1478,7 +1481,11 @@ class _Builder:
                         self.src_label(CODING_CONTEXT, "CODING_AGENT_GUIDANCE"), reason, size=SIZES_0_19["CODING_AGENT_GUIDANCE"] + 200,
                         what="the coding brief (with the model's edit-format line)")
         self.workspace(tier_workspace)
-        instr = self.agent.get("coding_instructions", "")
+        instr = self.agent.get("coding_instructions", "") if self.p.prompt_coding_instructions else ""
+        if not self.p.prompt_coding_instructions:
+            self.absent("coding-instructions", "Coding operator instructions", tier_workspace,
+                        f"{self.p.label} has no agent.coding_instructions")
+            return
         if isinstance(instr, (list, tuple)):
             instr = "\n".join(str(i).strip() for i in instr if str(i).strip())
         instr = str(instr or "").strip()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from hermes_audit.hermes.context import MemoryFS
+from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.truncation import MISSING, CapResolution, resolve_cap
 
 #: First line of a scenario document.
@@ -119,7 +120,8 @@ def parse_scenario(text: str) -> Scenario:
             fs.add_file(path, data)
     version = opts.get("version", "latest")
     cl = int(opts["context-length"]) if opts.get("context-length") else None
-    cap = resolve_cap(int(opts["cap"]) if opts.get("cap") else MISSING, cl, "scenario")
+    cap = resolve_cap(int(opts["cap"]) if opts.get("cap") else MISSING, cl, "scenario",
+                      dynamic=get_profile(version).context_cap_dynamic)
     cwd = posixpath.normpath(posixpath.join(SCENARIO_ROOT, opts.get("cwd", ".")))
     fs.add_dir(cwd)
     return Scenario(fs, version, cwd, cap, "hints" in opts, headers, first)

@@ -48,6 +48,7 @@ from hermes_audit.findings import Severity
 from hermes_audit.findings import Confidence
 from hermes_audit.hermes.distribution import walk_tree
 from hermes_audit.patterns.catalog import Rule, default_rules_dir
+from hermes_audit.patterns.prefilter import fold, prefilter_for
 
 #: Seconds one pattern may run on one line before the file is reported as not fully scanned.
 PATTERN_TIMEOUT = 2.0
@@ -285,11 +286,17 @@ def scan_text(cat: GuardCatalog, text: str, rel: str, errors: Optional[list[str]
     """
     lines = text.split("\n")
     out: list[GuardFinding] = []
+    folded = fold(text)
     for p in cat.patterns:
         if deadline is not None and time.monotonic() > deadline:
             if errors is not None:
                 errors.append(f"{rel}: the skill's scan time budget ran out at pattern {p.id}; the rest was not scanned")
             break
+        pf = prefilter_for(p.compiled)
+        if pf is not None and not pf.passes(folded):
+            # a literal every match holds is nowhere in the text, so no line can match: the per-line search
+            # (Hermes' own loop) is skipped. It was 60 % of `profile` on a 1 MB distribution (round 8, issue 18.4)
+            continue
         for i, line in enumerate(lines, start=1):
             try:
                 hit = p.compiled.search(line, timeout=PATTERN_TIMEOUT)

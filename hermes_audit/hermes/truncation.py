@@ -253,8 +253,13 @@ def dynamic_cap(context_length: Any) -> int:
     return max(CONTEXT_FILE_MAX_CHARS, min(budget, CONTEXT_FILE_DYNAMIC_CEILING))
 
 
-def resolve_cap(config_value: Any = MISSING, context_length: Optional[int] = None, config_label: str = "config.yaml") -> CapResolution:
+def resolve_cap(config_value: Any = MISSING, context_length: Optional[int] = None, config_label: str = "config.yaml",
+                dynamic: bool = True) -> CapResolution:
     """Hermes' ``_get_context_file_max_chars`` with its provenance.
+
+    ``dynamic`` is the profile's ``context_cap_dynamic``: when false (0.13.0-0.16.0 ``_truncate_content``
+    with its default ``max_chars=CONTEXT_FILE_MAX_CHARS``) the cap is always 20,000 and neither
+    ``config_value`` nor ``context_length`` is consulted (the detail says what is ignored).
 
     ``config_value`` is the value of ``context_file_max_chars`` in config.yaml
     (``MISSING`` when absent). A number > 0 wins (``int()`` of it, so ``0.5`` is a
@@ -262,6 +267,16 @@ def resolve_cap(config_value: Any = MISSING, context_length: Optional[int] = Non
     ``int()`` fail and Hermes falls back to the dynamic cap; anything else
     (``null``, a string, a list) is ignored.
     """
+    if not dynamic:
+        unused = [f"context_file_max_chars {config_value!r} in {config_label}"] \
+            if config_value is not MISSING and config_value is not None else []
+        if context_length is not None:
+            unused.append(f"the model context length ({context_length!r})")
+        return CapResolution(CONTEXT_FILE_MAX_CHARS, CAP_FROM_DEFAULT,
+                             f"Hermes' fixed cap ({CONTEXT_FILE_MAX_CHARS:,}): this release reads no "
+                             "context_file_max_chars and no model context length"
+                             + (f"; {' and '.join(unused)} ignored" if unused else ""),
+                             config_value=None if config_value is MISSING else config_value)
     if config_value is not MISSING and isinstance(config_value, (int, float)) and config_value > 0:
         try:
             cap = int(config_value)
@@ -434,7 +449,11 @@ class Truncation:
 
 def truncation_marker(profile: VersionProfile, filename: str, head: int, tail: int, total: int,
                       target: str, listed: Optional[list[str]] = None) -> str:
-    """The marker Hermes puts between the kept head and tail (``_truncate_content``)."""
+    """The marker Hermes puts between the kept head and tail (``_truncate_content``; 0.13.0-0.16.0 with
+    ``profile.truncation_marker_file_tools``: ``Use file tools to read the full file.``, no path)."""
+    if profile.truncation_marker_file_tools:
+        return (f"\n\n[...truncated {filename}: kept {head}+{tail} of {total} chars. Use file tools to read the "
+                "full file.]\n\n")
     if profile.marker_lists_headings:
         sections = f" Omitted sections: {'; '.join(listed)}." if listed else ""
         return (f"\n\n[...truncated {filename}: kept {head}+{tail} of {total} chars. The middle is "
@@ -492,7 +511,7 @@ def truncate_content(content: Text, filename: str, cap: int, profile: VersionPro
         marker=marker,
         omitted=(head_chars, max(head_chars, omitted_end)) if tail_chars else (head_chars, head_chars),
         lost_headings=lost,
-        warning=truncation_warning(filename, total, cap, queue_warning, target),
+        warning=truncation_warning(filename, total, cap, queue_warning, target) if profile.truncation_warning else "",
     )
 
 

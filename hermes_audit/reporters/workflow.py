@@ -11,8 +11,9 @@ A CI runner reads a step's standard output and error line by line and obeys some
 
 The runner splits lines at LF, CR and CR LF (``StreamReader.ReadLine``) and its ``StartsWith`` and
 ``IndexOf`` compare with the current culture, which ignores control and format characters (a zero-width
-space between the two ``#``). So :func:`neutralise` treats those characters (and hermes-audit's own SGR
-colour codes) as transparent when it looks for a marker.
+space between the two ``#``) and many others (see :data:`_IGNORABLE`). So :func:`neutralise` treats every
+character outside printable ASCII (and hermes-audit's own SGR colour codes) as transparent when it looks for a
+marker.
 
 What this module provides:
 
@@ -31,11 +32,14 @@ from __future__ import annotations
 import os
 from typing import Any, Mapping, Optional
 
-#: Characters a culture-sensitive comparison may skip: controls (but LF and CR, which end a line), format
-#: characters, unassigned and private-use code points, surrogates, combining marks (U+034F COMBINING GRAPHEME
-#: JOINER), every Default_Ignorable_Code_Point (Khmer U+17B4, Hangul fillers), and hermes-audit's own SGR codes.
-_IGNORABLE = (r"(?:\x1b\[[0-9;]*m|[\p{Cc}\p{Cf}\p{Cn}\p{Co}\p{Cs}\p{Mn}\p{Me}\p{Default_Ignorable_Code_Point}"
-              r"--[\n\r]])")
+#: Characters a culture-sensitive comparison may skip: controls (but LF and CR, which end a line) and every
+#: character outside ASCII, and hermes-audit's own SGR codes. Which characters the collation gives no weight is
+#: not a matter of their Unicode category: besides format characters and combining marks (U+034F COMBINING
+#: GRAPHEME JOINER), spacing marks such as U+1D165 MUSICAL SYMBOL COMBINING STEM, U+0F3E, U+1CE1 and the letter
+#: U+FE73 ARABIC TAIL FRAGMENT are ignorable in the collation tables (eighth red team, issue 18), so none outside
+#: ASCII is trusted to separate the characters of a marker. Lines with such characters near a marker are rare in
+#: honest text, and breaking their marker only adds an escape.
+_IGNORABLE = r"(?:\x1b\[[0-9;]*m|[^\x20-\x7e\n\r])"
 #: White space ``TrimStart`` removes (a superset: Python's and .NET's), or an ignorable character.
 _LEAD = r"(?:[\p{White_Space}\x1c-\x1f--[\n\r]]|" + _IGNORABLE + ")*"
 #: Unicode categories :func:`ci_escape` escapes (besides the C0 controls but LF and TAB, and DEL).
@@ -72,7 +76,7 @@ def _line_starts(text: str) -> str:
     parts = re.split(r"(\r\n|\r|\n)", text)
     for i in range(0, len(parts), 2):
         head = parts[i].lstrip()[:1]
-        if head == ":" or (head and (not head.isprintable() or _pattern("ignorable").match(head))):
+        if head == ":" or (head and not "\x20" <= head <= "\x7e"):
             parts[i] = colons.sub(r"\1\\x3a", parts[i])
     return "".join(parts)
 

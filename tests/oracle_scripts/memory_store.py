@@ -37,6 +37,8 @@ for case in req["cases"]:
             store._system_prompt_snapshot = {"memory": "", "user": ""}
 
         def drift(target):
+            if not hasattr(store, "_detect_external_drift"):  # 0.13.0-0.14.0: no drift guard
+                return False
             if hasattr(store, "_read_raw_checked"):  # 0.20.1: the drift check works on the checked read
                 raw, ok = store._read_raw_checked(store._path_for(target))
                 return ok and store._detect_external_drift(target, raw) is not None
