@@ -30,7 +30,7 @@ from hermes_audit.audits.parallel import start_map_documents
 from hermes_audit.documents.paths import file_key, repository_path
 from hermes_audit.documents.reader import ReadResult
 from hermes_audit.engine.inputs import input_findings as _input
-from hermes_audit.hermes.loading import session_directory
+from hermes_audit.hermes.loading import case_collision_issues, session_directory
 from hermes_audit.hermes.profiles import CONTEXT_FILE_DYNAMIC_CEILING
 from hermes_audit.hermes.truncation import injected_ranges
 
@@ -594,6 +594,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
         result.errors.extend(errors)
         result.findings.extend(kept)
     _add_seam_findings(result, engine, profile, options, all_rules)
+    _add_case_findings(result, catalog, options, all_rules, rule_index, selected_codes)
     if session:
         _add_loading_findings(result, loading, catalog, options, all_rules, rule_index)
     if session and dry_run:
@@ -722,6 +723,69 @@ def _add_prompt_findings(result: ScanResult, paths: Sequence[Path], catalog: Cat
         found = [f for f in found if not any((f.path, d) in have for d in _PROMPT_DUPLICATES.get(f.rule_id, ()))]
         _keep_model_findings(result, doc, found, catalog, options, all_rules, rule_index)
 # --- end prompt dry run -----------------------------------------------------------------------------------
+
+
+#: Most paths :func:`_case_siblings` returns for one file (a tree of case variants cannot make it slow).
+_MAX_CASE_SIBLINGS = 64
+
+
+def _case_siblings(path: str, base: str, listed: dict[str, list[str]]) -> list[str]:
+    """Paths on disk that differ from ``path`` (absolute, below ``base``) only in case, in any of the names from
+    ``base`` down (``Agents.md`` beside ``AGENTS.md``, ``.Cursor/Rules/x.mdc`` beside ``.cursor/rules/x.mdc``), at
+    most :data:`_MAX_CASE_SIBLINGS`; ``listed`` caches directory listings. Never raises; a directory that is a
+    symbolic link is not listed."""
+    rel = os.path.relpath(path, base)
+    if rel.startswith(".."):
+        return []
+    parts = rel.split(os.sep)
+    found: list[str] = []
+    stack = [(base, 0)]
+    while stack and len(found) <= _MAX_CASE_SIBLINGS:
+        d, i = stack.pop()
+        names = listed.get(d)
+        if names is None:
+            try:
+                names = listed[d] = [] if os.path.islink(d) else os.listdir(d)
+            except (OSError, ValueError):
+                names = listed[d] = []
+        want = parts[i].lower()
+        for n in names:
+            if n.lower() != want:
+                continue
+            nxt = os.path.join(d, n)
+            if i + 1 == len(parts):
+                if nxt != path:
+                    found.append(nxt)
+            else:
+                stack.append((nxt, i + 1))
+    return found[:_MAX_CASE_SIBLINGS]
+
+
+def _add_case_findings(result: ScanResult, catalog: Catalog, options: ScanOptions, all_rules: list[Rule],
+                       rule_index, selected: set[str]) -> None:
+    """HA612 (``case-collision``, :func:`hermes_audit.hermes.loading.case_collision_issues`): scanned files whose
+    path differs only in case from another scanned file or from a file beside it on disk (the pre-commit hook
+    names only the staged one; round 8 of issue 18)."""
+    rule = catalog.find("case-collision")
+    if rule is None or rule.code not in selected:
+        return
+    base = os.path.abspath(options.base or os.getcwd())
+    docs = {os.path.abspath(fr.document.abs_path): fr.document for fr in result.files
+            if fr.document.abs_path is not None}
+    listed: dict[str, list[str]] = {}
+    paths = set(docs)
+    for p in docs:
+        paths.update(_case_siblings(p, base, listed))
+    if len(paths) < 2:
+        return
+    for it in case_collision_issues(sorted(paths), base, docs):
+        doc = docs.get(it.entry.path)
+        if doc is None:  # a sibling that was not scanned: its partner carries the finding
+            continue
+        found = loading_audit.issues_to_findings([it], catalog, lambda e: doc.path, {rule.code})
+        for f in found:
+            f.path = doc.path
+        _keep_model_findings(result, doc, found, catalog, options, all_rules, rule_index)
 
 
 def _add_seam_findings(result: ScanResult, engine: Engine, profile: VersionProfile, options: ScanOptions,

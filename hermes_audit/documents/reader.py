@@ -170,6 +170,54 @@ def in_git_metadata(path: Path, root: Path) -> bool:
         return False
 
 
+#: The ``detail`` of a dangling symbolic link that leads out of the scanned tree (:func:`dangling_out`).
+DANGLING_OUT_DETAIL = ("symlink points outside the scanned tree (dangling here: its target does not exist on this "
+                       "machine); not followed")
+
+
+def dangling_target(path: os.PathLike | str) -> Optional[str]:
+    """Where the symbolic link ``path`` leads (``os.path.realpath`` without ``strict``: the whole chain of links
+    resolved, then the missing rest appended) when it names no file here; ``None`` when ``path`` is not a link,
+    its target exists, it loops (``ELOOP``) or cannot be checked. Never opens anything."""
+    try:
+        if not stat.S_ISLNK(os.lstat(path).st_mode):
+            return None
+        os.stat(path)
+        return None  # the target exists
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    except (OSError, ValueError):
+        return None  # a loop, permission denied...
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError, RuntimeError):
+        return None
+
+
+def dangling_out(path: os.PathLike | str, root: Optional[os.PathLike | str]) -> Optional[str]:
+    """The target of ``path`` (see :func:`dangling_target`) when it is a dangling symbolic link that leads out of
+    ``root`` (resolved here) or into a ``.git`` directory of it; ``None`` otherwise (also for ``root=None``).
+
+    Round 8 of issue 18 (red team): ``CLAUDE.md -> /home/runner/.ssh/id_rsa`` dangles on the CI machine but not
+    on a user's, where Hermes follows it into the system prompt (``Path.is_file()``/``read_text()`` follow
+    links, hermes-agent 0.19.0 ``agent/prompt_builder.py``): it is reported like a link out to a file that
+    exists (HA609) and never opened. A dangling link that stays in the tree names a file missing everywhere.
+    """
+    if root is None:
+        return None
+    target = dangling_target(path)
+    if target is None:
+        return None
+    try:
+        root_real = Path(os.path.realpath(root))
+    except (OSError, ValueError, RuntimeError):
+        return None
+    t = Path(target)
+    if not is_within(t, root_real) or in_git_metadata(t, root_real):
+        return target
+    return None
+
+
 def path_mode(path: Path, follow_symlinks: bool = False) -> Optional[int]:
     """The ``st_mode`` of ``path`` (``lstat`` unless ``follow_symlinks``), ``None`` when it cannot be
     stat'ed for any reason. Unlike ``Path.is_dir()`` on Python 3.11 it never raises: a path inside a
@@ -278,7 +326,7 @@ def check_path(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
     return _check_leaf(path, root)
 
 
-def _check_leaf(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
+def _check_leaf(path: Path, root: Optional[Path], dangling: bool = True) -> Optional[ReadResult]:
     """:func:`check_path` without the check of the directories on the way."""
     try:
         lst = os.lstat(path)
@@ -297,6 +345,9 @@ def _check_leaf(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
             anonymous = _anonymous_descriptor(path)
             if anonymous is not None:
                 return anonymous
+            out = dangling_out(path, root) if dangling else None
+            if out is not None:  # the same threat as a link out to a file that exists (round 8, issue 18)
+                return ReadResult(ReadStatus.SYMLINK_ESCAPE, detail=DANGLING_OUT_DETAIL, file_type="symlink")
             return ReadResult(ReadStatus.MISSING, detail="dangling symlink; not followed", file_type="symlink")
         except RuntimeError:
             return ReadResult(ReadStatus.SYMLINK_LOOP, detail="symlink loop; not followed", file_type="symlink")
@@ -335,7 +386,8 @@ def _check_leaf(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
 READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 
 
-def read_file(path: Path, root: Optional[Path] = None, max_bytes: int = DEFAULT_MAX_BYTES) -> ReadResult:
+def read_file(path: Path, root: Optional[Path] = None, max_bytes: int = DEFAULT_MAX_BYTES, *,
+              dangling_out: bool = True) -> ReadResult:
     """Read ``path`` safely. Never raises for I/O problems; the status says what happened.
 
     ``root`` bounds where the file may lie: neither a symbolic link named like the file nor one of the
@@ -344,13 +396,17 @@ def read_file(path: Path, root: Optional[Path] = None, max_bytes: int = DEFAULT_
     (:mod:`hermes_audit.documents.beneath`), so a directory swapped for a link during the scan is
     ``unreadable`` ("changed during the scan"), never followed. ``None`` disables the bound (a path the
     user named outside any scanned tree is read as named).
+
+    A symbolic link out of ``root`` that dangles here is ``symlink-escape`` (:data:`DANGLING_OUT_DETAIL`: a tree
+    read here is loaded on other machines, where the target may exist) unless ``dangling_out`` is False (the
+    user's own Hermes home, read where Hermes runs: then it is ``missing``, as Hermes finds it).
     """
     resolved = None
     if root is not None:
         resolved = _parent_escape(path, root)
         if isinstance(resolved, ReadResult):
             return resolved
-    pre = _check_leaf(path, root)
+    pre = _check_leaf(path, root, dangling_out)
     if pre is not None:
         return pre
     try:

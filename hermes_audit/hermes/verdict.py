@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Optional
 
 from hermes_audit.documents.document import Document
-from hermes_audit.documents.kinds import DocumentKind
+from hermes_audit.documents.kinds import DocumentKind, case_variant, exact_kind, mdc_suffix_only
 from hermes_audit.documents.reader import ReadStatus
 from hermes_audit.hermes.outcomes import (
     BLOCKED, LOADED, SKIPPED, WARNED, HermesVerdict, LocatedHit, ScanUnit, blocked_marker, context_scan_unit,
@@ -76,7 +76,49 @@ def verdict_for(
 
     ``soul_manifest`` describes a ``distribution.yaml`` next to a SOUL.md (see
     :func:`soul_is_user_authored`); it only matters for the ``latest`` profile.
+
+    A file whose name matches a Hermes name only when case is ignored (``Agents.md``, ``.Cursor/rules/x.mdc``:
+    :func:`~hermes_audit.documents.kinds.case_variant`) is ``skipped`` (Hermes opens fixed names,
+    ``cwd_path / "AGENTS.md"``, hermes-agent 0.19.0 ``agent/prompt_builder.py``, so on Linux it never reads it),
+    the message saying what it does on case-insensitive file systems (macOS, Windows), where that open finds
+    this file (round 8 of issue 18).
     """
+    verdict = _verdict_for(doc, scanner, profile, soul_manifest)
+    place = _case_variant_place(doc)
+    if place is None:
+        return verdict
+    if verdict.status == BLOCKED:
+        there = f"Hermes' scanner blocks it ({', '.join(verdict.pattern_ids)})"
+    elif verdict.status == WARNED:
+        there = "it loads with a warning"
+    elif verdict.status == SKIPPED:
+        there = f"it is skipped ({verdict.message})"
+    else:
+        there = "it loads"
+    return HermesVerdict(SKIPPED, message=(
+        f"not loaded on a case-sensitive file system (Linux): Hermes opens fixed names and this one differs "
+        f"only in case; loaded on case-insensitive file systems ({place}), where the open finds this file: "
+        f"there {there}"))
+
+
+def _case_variant_place(doc: Document) -> Optional[str]:
+    """``"macOS, Windows"`` (``"Windows"`` for a ``.mdc`` suffix in other case: ``Path.glob`` compares names
+    case-sensitively on macOS) when ``doc`` is a case variant of a name Hermes reads, else ``None``."""
+    path = doc.path.replace("\\", "/")
+    if exact_kind(path) is None and doc.abs_path is not None and not case_variant(path):
+        path = doc.abs_path.as_posix()  # a scan of .cursor/rules itself: the kind comes from the full path
+    if not case_variant(path):
+        return None
+    return "Windows" if mdc_suffix_only(path) else "macOS, Windows"
+
+
+def _verdict_for(
+    doc: Document,
+    scanner: ThreatScanner,
+    profile: VersionProfile,
+    soul_manifest: Optional[dict] = None,
+) -> HermesVerdict:
+    """:func:`verdict_for` by kind alone, as if Hermes opened ``doc`` under its exact name."""
     if not doc.readable or doc.text is None:
         return HermesVerdict(SKIPPED, message=_skip_reason(doc, profile))
     text = doc.text
