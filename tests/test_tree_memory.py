@@ -154,3 +154,15 @@ def test_a_spill_file_that_cannot_be_made_keeps_texts_in_memory(tmp_path, monkey
     r = ReadResult(ReadStatus.OK, text="x" * 1000, total_chars=1000, size_bytes=1000)
     p = pack_read(r)
     assert isinstance(p.__dict__["_packed_text"], bytes) and p.text == r.text
+
+
+def test_without_pwrite_texts_stay_in_memory(monkeypatch):
+    """Where ``os.pwrite`` is missing (Windows), nothing is spilled and nothing fails."""
+    from hermes_audit.documents import reader
+
+    monkeypatch.setattr(reader, "SPILL_AFTER_BYTES", 0)
+    monkeypatch.delattr(reader.os, "pwrite")
+    reader.start_packing()
+    r = ReadResult(ReadStatus.OK, text="y" * 1000, total_chars=1000, size_bytes=1000)
+    p = pack_read(r)
+    assert isinstance(p.__dict__["_packed_text"], bytes) and p.text == r.text

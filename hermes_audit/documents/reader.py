@@ -149,7 +149,9 @@ class _Spill:
 
     def _put(self, data: bytes):
         if self.pid != os.getpid():  # first use, or a forked copy: the parent's file is not ours to write
-            self.pid, self.held, self.fh, self.end, self.broken = os.getpid(), 0, None, 0, False
+            # (no pwrite/pread, as on Windows: texts stay in memory)
+            self.pid, self.held, self.fh, self.end = os.getpid(), 0, None, 0
+            self.broken = not (hasattr(os, "pwrite") and hasattr(os, "pread"))
         if self.held + len(data) <= SPILL_AFTER_BYTES or self.broken:
             self.held += len(data)
             return data
