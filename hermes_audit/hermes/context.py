@@ -56,6 +56,7 @@ from hermes_audit.documents.reader import (
     DEFAULT_MAX_BYTES,
     FILE_TYPE_WORDS,
     ReadResult,
+    pack_read,
     ReadStatus,
     DANGLING_OUT_DETAIL,
     decode_bytes,
@@ -141,9 +142,19 @@ _IGNORED_ERRNOS = {errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP}
 class RealFS:
     """The real file system. Reads go through :func:`hermes_audit.documents.reader.read_file`."""
 
-    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES, packed: bool = False) -> None:
+        """``packed`` (issue 21: memory): the reads it remembers (one per path and root, so that every
+        reader sees the same text) keep their text compressed
+        (:class:`~hermes_audit.documents.reader.PackedReadResult`), for a walk of a whole tree."""
         self.max_bytes = max_bytes
+        self.packed = packed
         self._reads: dict[tuple[str, Optional[str]], ReadResult] = {}
+
+    def remember(self, path: str, root: Optional[str], read: ReadResult) -> None:
+        """Take ``read`` as what :meth:`read` of ``(path, root)`` gives: it must be ``read_file(Path(path),
+        Path(root) if root else None, self.max_bytes)``, read earlier (issue 21: the scan's own reads, so a
+        tree is neither read twice nor held twice)."""
+        self._reads.setdefault((path, root), pack_read(read) if self.packed else read)
 
     def stat_type(self, path: str) -> Optional[str]:
         """Type after following symlinks, ``None`` when absent (missing, dangling, loop: what
@@ -175,7 +186,8 @@ class RealFS:
         key = (path, root)
         r = self._reads.get(key)
         if r is None:
-            r = self._reads[key] = read_file(Path(path), Path(root) if root else None, self.max_bytes)
+            r = read_file(Path(path), Path(root) if root else None, self.max_bytes)
+            r = self._reads[key] = pack_read(r) if self.packed else r
         return r
 
     def listdir(self, path: str) -> list[str]:

@@ -890,6 +890,7 @@ def simulate_hints(
     enabled: bool = True,
     max_directories: int = MAX_ALL_DIRECTORIES,
     directories: Optional[Sequence[str]] = None,
+    keep_text: bool = True,
 ) -> HintReport:
     """Run a trace of tool calls through a fresh tracker, or (``all_directories``) the worst case.
 
@@ -898,7 +899,10 @@ def simulate_hints(
     every directory below the working directory once, in
     path order (parents first), as if the agent touched each; it is one
     :class:`HintCall` per directory that yields a hint, with tool ``(all)``.
-    ``directories`` (absolute, resolved) limits the worst case to those.
+    ``directories`` (absolute, resolved) limits the worst case to those. ``keep_text=False`` (issue 21:
+    memory, for :func:`hint_issues` over a whole tree): in the worst case, no hint or call keeps the text
+    Hermes appends (``text`` is ``None``, so a call's ``injected`` is 0; a hint's ``injected`` and everything
+    else are kept).
     Raises ``ValueError`` when ``working_dir`` is not a directory.
     """
     fs = fs or RealFS()
@@ -930,8 +934,10 @@ def simulate_hints(
                 c = HintCall(tracker.calls, "(all)", {"path": d}, [d], [d], [h])
                 if h.status == UNPREDICTABLE:
                     c.exact = False
-                elif h.text is not None:
+                elif h.text is not None and keep_text:
                     c.text = "\n\n" + h.text
+                if not keep_text:
+                    h.text = None
                 report.calls.append(c)
         report.special_files = list(tracker.special_files)
         report.refused_links = list(tracker.refused_links)
