@@ -26,6 +26,7 @@ from hermes_audit.engine.engine import Engine
 from hermes_audit.findings import DetectorHit
 from hermes_audit.hermes.context import CEILING_CAP, LoadingIssue, loading_issues, simulate_context
 from hermes_audit.hermes.hints import hint_issues, simulate_hints
+from hermes_audit.hermes.loading import case_collision_issues
 from hermes_audit.hermes.profiles import get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.hermes.truncation import resolve_cap
@@ -60,7 +61,7 @@ def scenario_issues(text: str) -> list[tuple[LoadingIssue, tuple[int, int]]]:
     """Run the loading model on a scenario (:func:`hermes_audit.hermes.scenario.parse_scenario`); each issue
     with the span of its file's ``===`` line. The audit rules other than the loading rules run, with
     :class:`AuditEngine`, over the text Hermes injects unscanned. Raises what ``parse_scenario`` raises."""
-    from hermes_audit.hermes.scenario import parse_scenario  # start-up time: only rule examples are scenarios
+    from hermes_audit.hermes.scenario import SCENARIO_ROOT, parse_scenario  # start-up time: only rule examples are scenarios
 
     sc = parse_scenario(text)
     catalog = load_catalog()
@@ -73,6 +74,7 @@ def scenario_issues(text: str) -> list[tuple[LoadingIssue, tuple[int, int]]]:
     if sc.hints:
         hr = simulate_hints(sc.cwd, [], profile, scanner, fs=sc.fs, home="/nonexistent-home", all_dirs=True)
         issues.extend(hint_issues(hr, scanner, engine))
+    issues.extend(case_collision_issues(list(sc.headers), SCENARIO_ROOT))  # the scenario's files: what git lists
     return [(it, sc.headers.get(it.entry.path, sc.header_span)) for it in issues]
 
 

@@ -21,7 +21,7 @@ from typing import Callable, Optional, Sequence
 
 from hermes_audit.audits.detectors import AuditEngine
 from hermes_audit.documents.document import Document
-from hermes_audit.documents.reader import is_real_dir
+from hermes_audit.documents.reader import ReadResult, is_real_dir
 from hermes_audit.engine.finding import make_finding
 from hermes_audit.findings import Finding
 from hermes_audit.hermes.context import (
@@ -77,6 +77,7 @@ def loading_findings(
     context_length: Optional[int] = None,
     max_bytes: Optional[int] = None,
     hints: bool = True,
+    reads: Sequence[tuple[str, Optional[str], ReadResult]] = (),
 ) -> LoadingResult:
     """Simulate the session for a scan of ``paths`` and return its loading findings.
 
@@ -84,7 +85,10 @@ def loading_findings(
     the audit rules among them are run over text Hermes injects unscanned).
     ``base`` is what finding paths are relative to (default: the current
     directory). Problems with the tree become findings or notes, never
-    exceptions; a ``cwd`` that is not a directory raises ``ValueError``.
+    exceptions; a ``cwd`` that is not a directory raises ``ValueError``. ``reads`` are files already read
+    with :func:`~hermes_audit.documents.reader.read_file` at ``max_bytes``, as ``(path, root, result)``
+    (absolute path, root as a string or ``None``; :meth:`hermes_audit.hermes.context.RealFS.remember`): the
+    simulation takes those instead of reading them again.
     """
     out = LoadingResult()
     session = session_directory(paths, cwd)
@@ -95,7 +99,9 @@ def loading_findings(
     if not selected:
         return out
     base_dir = os.path.realpath(base or Path.cwd())
-    fs = RealFS(max_bytes) if max_bytes else RealFS()
+    fs = RealFS(max_bytes, packed=True) if max_bytes else RealFS(packed=True)  # issue 21: a whole tree is read
+    for path, root, read in reads:
+        fs.remember(path, root, read)
     audit = AuditEngine([r for r in rules if r.family != LOADING_FAMILY and not r.is_parity])
     cap = resolve_cap(MISSING, context_length, dynamic=profile.context_cap_dynamic)
     report = simulate_context(session, profile, scanner, cap, fs=fs)
@@ -106,7 +112,7 @@ def loading_findings(
     if hints:
         # file arguments only (pre-commit): just their directories, not a walk of the whole repository
         only = None if dirs else [os.path.dirname(f) for f in files if os.path.isabs(f)]
-        hr = simulate_hints(session, [], profile, scanner, fs=fs, all_dirs=True, directories=only)
+        hr = simulate_hints(session, [], profile, scanner, fs=fs, all_dirs=True, directories=only, keep_text=False)
         issues.extend(hint_issues(hr, scanner, audit))
         issues.extend(subdirectory_hang_issues(hr, fs, profile, scanner, cap))
         issues.extend(subdirectory_escape_issues(hr, fs, profile, scanner, cap))

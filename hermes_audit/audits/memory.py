@@ -157,7 +157,8 @@ def audit_memory(
         kind = DocumentKind.USER_PROFILE if tgt == "user" else DocumentKind.MEMORY
         display = _display(path, shown_base)
         root = home.resolve() if home is not None else None
-        doc = Document.from_path(path, display, kind, root, max_bytes)
+        # the user's own Hermes home, read where Hermes runs: a dangling link is absent for Hermes too
+        doc = Document.from_path(path, display, kind, root, max_bytes, dangling_out=False)
         stalled = len(scanner.stalls)
         rep = mem.analyse_store(doc, tgt, cfg, scanner, profile)
         audit.stores.append(rep)

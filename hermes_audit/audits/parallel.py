@@ -70,6 +70,9 @@ def _run_index(i: int) -> Any:
 
 
 def _size(doc: Any) -> int:
+    hint = getattr(doc, "size_hint", None)  # a document not read yet (issue 21): its size in bytes
+    if hint is not None:
+        return hint
     text = doc if isinstance(doc, str) else getattr(doc, "text", None)
     return len(text) if text else 0
 
@@ -78,7 +81,8 @@ def map_documents(fn: Callable[[Any], Any], docs: Sequence[Any], rules: Sequence
                   jobs: Optional[int] = None) -> list:
     """``[fn(d) for d in docs]``, on ``jobs`` processes when the documents hold enough text.
 
-    ``docs`` are documents (their ``text`` is measured) or plain strings.
+    ``docs`` are documents (their ``text`` is measured, or their ``size_hint`` when they have one) or plain
+    strings.
     ``rules`` are the catalog rules results may refer to (restored by code in
     this process). ``fn`` must not depend on state changed after the call
     starts. Never raises because of the pool: a pool failure falls back to

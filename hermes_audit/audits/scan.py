@@ -23,14 +23,14 @@ from hermes_audit.findings import Finding, Position, Severity, Span, assign_fing
 from hermes_audit.hermes.profiles import VERSIONS, VersionProfile, get_profile
 from hermes_audit.hermes.threats import scanner_for
 from hermes_audit.hermes.outcomes import BLOCKED, HermesVerdict, WARNED, manifest_state_from_text
-from hermes_audit.hermes.verdict import MemoScanner, verdict_for
+from hermes_audit.hermes.verdict import MemoScanner, verdict_for, verdict_seed
 from hermes_audit.pathglobs import anchored_path, path_matches, patterns_for_named_directory
 from hermes_audit.audits.suppressions import apply_suppressions, rules_index
 from hermes_audit.audits.parallel import start_map_documents
 from hermes_audit.documents.paths import file_key, repository_path
-from hermes_audit.documents.reader import ReadResult
+from hermes_audit.documents.reader import ReadResult, pack_read, start_packing
 from hermes_audit.engine.inputs import input_findings as _input
-from hermes_audit.hermes.loading import session_directory
+from hermes_audit.hermes.loading import case_collision_issues, session_directory
 from hermes_audit.hermes.profiles import CONTEXT_FILE_DYNAMIC_CEILING
 from hermes_audit.hermes.truncation import injected_ranges
 
@@ -222,6 +222,25 @@ def _read_document(path: Path, display: str, kind: DocumentKind, root: Optional[
         return Document(path=display, kind=kind, read=ReadResult(ReadStatus.UNREADABLE, detail=msg), abs_path=path)
 
 
+def _deferred_document(path: Path, display: str, kind: DocumentKind, root: Optional[Path]) -> Document:
+    """A document not read yet (``read`` is ``None``; ``size_hint``: the file's size in bytes, 0 unknown)."""
+    doc = Document(path=display, kind=kind, read=None, abs_path=path, root=root)  # type: ignore[arg-type]
+    try:
+        doc.size_hint = os.stat(path).st_size  # type: ignore[attr-defined]
+    except (OSError, ValueError):
+        doc.size_hint = 0  # type: ignore[attr-defined]
+    return doc
+
+
+def read_deferred(doc: Document, max_bytes: int) -> Optional[EngineError]:
+    """Read a document made by ``collect_documents(..., defer=True)`` (in place), as
+    :func:`collect_documents` would have read it; the error it would have recorded, else ``None``."""
+    errors: list[EngineError] = []
+    got = _read_document(doc.abs_path, doc.path, doc.kind, doc.root, max_bytes, errors)  # type: ignore[arg-type]
+    doc.read = got.read
+    return errors[0] if errors else None
+
+
 def unscannable_reason(path: Path) -> Optional[str]:
     """Why a path argument gives nothing to scan, ``None`` when it can be scanned: a symbolic link to a
     directory (never followed) or a directory that cannot be listed. Never raises. Named beside scannable
@@ -241,7 +260,8 @@ def unscannable_reason(path: Path) -> Optional[str]:
 def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[str],
                       errors: Optional[list[EngineError]] = None,
                       empty_dirs: Optional[list[str]] = None,
-                      excluded_paths: Optional[set[str]] = None) -> list[Document]:
+                      excluded_paths: Optional[set[str]] = None,
+                      defer: bool = False) -> list[Document]:
     """Documents for the given paths: directories are walked for Hermes' file names; files are taken
     whatever their name (kind from the name, ``--kind`` to override, ``generic`` otherwise).
 
@@ -251,8 +271,20 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
     brought in) are added to ``excluded_paths``. ``exclude`` patterns (:mod:`hermes_audit.pathglobs`) match
     paths relative to ``options.config_dir`` (the configuration file's directory), or without it display
     paths, relative to ``options.base`` (default: the current directory).
+
+    ``defer`` (issue 21: memory): no file is read here; each document's ``read`` is ``None`` until
+    :func:`read_deferred` reads it (``run_scan`` reads, scans and packs one file at a time).
     """
     base = (options.base or Path.cwd()).absolute()
+
+    def make(path: Path, display: str, kind: DocumentKind, root: Optional[Path]) -> Document:
+        if not defer:
+            return _read_document(path, display, kind, root, options.max_bytes, errors)
+        doc = _deferred_document(path, display, kind, root)
+        # where in ``errors`` its read failure would have been recorded (read_deferred reports it later)
+        doc.error_slot = len(errors) if errors is not None else None  # type: ignore[attr-defined]
+        return doc
+
     docs: list[Document] = []
     seen: set[str] = set()
     dropped: set[str] = set()
@@ -287,7 +319,7 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
                     continue
                 seen.add(c.display)
                 kind = options.kind or c.kind
-                docs.append(_read_document(c.abs_path, c.display, kind, root, options.max_bytes, errors))
+                docs.append(make(c.abs_path, c.display, kind, root))
             if excluded and excluded == len(res.candidates):
                 which = "the only file" if excluded == 1 else f"all {excluded} files"
                 notes.append(f"{which} Hermes loads under {_display(p, base) or '.'} "
@@ -300,7 +332,7 @@ def collect_documents(paths: Sequence[Path], options: ScanOptions, notes: list[s
             seen.add(display)
             kind = options.kind or classify(display) or DocumentKind.GENERIC
             root = base.resolve() if _inside(p, base) else None
-            docs.append(_read_document(p, display, kind, root, options.max_bytes, errors))
+            docs.append(make(p, display, kind, root))
     if excluded_paths is not None:
         excluded_paths.update(dropped - seen)
     return docs
@@ -506,6 +538,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     :class:`~hermes_audit.patterns.catalog.CatalogError` for a broken rules directory.
     """
     catalog = catalog or load_catalog(options.rules_dir)
+    start_packing()  # issue 21: this scan's packed texts get their own allowance and spill file
     profile = get_profile(options.hermes_version)
     rules = select_rules(catalog, options.select, options.ignore)
     select_rules(catalog, None, [s for sels in options.per_path_ignores.values() for s in sels])  # each names a rule
@@ -520,14 +553,31 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
 
         session_directory(paths, options.session_cwd)
     excluded: set[str] = set()  # configured `exclude`: no finding of any kind on these paths
-    docs = collect_documents(paths, options, result.notes, result.errors, result.empty_directories, excluded)
+    # issue 21: memory: each file is read when it is scanned, then kept packed (compressed) with the facts the
+    # checks across files need, so only the files being scanned are held whole
+    docs = collect_documents(paths, options, result.notes, result.errors, result.empty_directories, excluded,
+                             defer=True)
     all_rules = catalog.all_rules()
     rule_index = rules_index(all_rules)
 
     ran_by_kind: dict[DocumentKind, set[str]] = {}
 
-    def scan_document(doc: Document) -> tuple[Optional[HermesVerdict], list[Finding], list[EngineError]]:
-        """Verdict, kept findings and errors of one document (run here or in a worker process)."""
+    seeding = options.loading or options.prompt
+
+    def scan_document(doc: Document) -> tuple:
+        """Read, scan and pack one document (run here or in a worker process): its verdict, kept findings,
+        errors, packed read result, read error and memo seed (:func:`hermes_audit.hermes.verdict.verdict_seed`)."""
+        read_error = read_deferred(doc, options.max_bytes) if doc.read is None else None
+        verdict, kept, errors = scan_read(doc)
+        seed = None
+        if verdict is not None and seeding:
+            seed = verdict_seed(doc, verdict, profile, scanner.max_scan_chars)
+        doc.read = pack_read(doc.read)
+        doc._lines = doc._tail_lines = None  # rebuilt if a report needs them
+        return verdict, kept, errors, doc.read, read_error, seed
+
+    def scan_read(doc: Document) -> tuple[Optional[HermesVerdict], list[Finding], list[EngineError]]:
+        """Verdict, kept findings and errors of one document that has been read."""
         stalled = len(scanner.stalls)
         try:
             soul = soul_manifest_state(doc) if doc.kind is DocumentKind.SOUL_MD else None
@@ -557,13 +607,25 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
             return verdict, [], [*stall_errors, EngineError("scan", doc.path, f"scanning failed: {type(exc).__name__}: {exc}")]
         return verdict, kept, [*stall_errors, *er.errors]
 
-    scanned = start_map_documents(scan_document, docs, all_rules, options.jobs)()
+    results = start_map_documents(scan_document, docs, all_rules, options.jobs)()
     # issue 8: the loading simulation and the prompt dry run scan many of the same texts again (the hints, the
     # session's context files): they reuse the verdicts' scans (exact: keyed by the scanned text and scope)
     memo = MemoScanner(scanner)
-    for doc, (verdict, _kept, _errors) in zip(docs, scanned):
-        if verdict is not None and (options.loading or options.prompt):
-            memo.seed_verdict(doc, verdict, profile)
+    scanned = []
+    read_errors = []
+    reads: list = []
+    for doc, (verdict, kept, errors, read, read_error, seed) in zip(docs, results):
+        doc.read = read  # (a worker's document came back as this result)
+        if read_error is not None:
+            read_errors.append((doc.error_slot, read_error))  # type: ignore[attr-defined]
+        elif doc.abs_path is not None:  # the loading simulation reads the same files: it takes these reads
+            reads.append((str(doc.abs_path), str(doc.root) if doc.root is not None else None, read))
+        if seed is not None:
+            memo.seed_key(*seed)
+        scanned.append((verdict, kept, errors))
+    del results
+    for slot, err in reversed(read_errors):  # where collect_documents would have recorded them
+        result.errors.insert(slot, err)
     stalled = len(scanner.stalls)
     session = profile.loading_model  # the context files and the hints are modelled for this profile
     dry_run = "prompt" in profile.simulations
@@ -575,7 +637,8 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
         result.notes.append(f"{profile.label}: the prompt dry run is skipped (it is modelled for "
                             + ", ".join(n for n in VERSIONS if "prompt" in get_profile(n).simulations)
                             + "); the loading simulation ran")
-    loading = _simulate_loading(paths, catalog, rules, profile, memo, options) if session else None
+    loading = _simulate_loading(paths, catalog, rules, profile, memo, options, reads) if session else None
+    del reads
     for doc, (verdict, kept, errors) in zip(docs, scanned):
         if doc.read.status is ReadStatus.OVERSIZED:
             r = doc.read
@@ -594,6 +657,7 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
         result.errors.extend(errors)
         result.findings.extend(kept)
     _add_seam_findings(result, engine, profile, options, all_rules)
+    _add_case_findings(result, catalog, options, all_rules, rule_index, selected_codes)
     if session:
         _add_loading_findings(result, loading, catalog, options, all_rules, rule_index)
     if session and dry_run:
@@ -661,7 +725,7 @@ def _keep_model_findings(result: ScanResult, doc: Document, found: list[Finding]
 
 # --- loading simulation (issue 3) -------------------------------------------------------------------
 def _simulate_loading(paths: Sequence[Path], catalog: Catalog, rules: list[Rule], profile: VersionProfile, scanner,
-                      options: ScanOptions):
+                      options: ScanOptions, reads: Sequence = ()):
     """The session simulation (:mod:`hermes_audit.hermes.loading`): its result, an :class:`EngineError` when it
     failed, or ``None`` when it is off. Raises ``ValueError`` for bad options."""
     if not options.loading:
@@ -669,7 +733,7 @@ def _simulate_loading(paths: Sequence[Path], catalog: Catalog, rules: list[Rule]
     try:
         return loading_audit.loading_findings(paths, catalog, rules, profile, scanner, base=options.base,
                                               cwd=options.session_cwd, context_length=options.context_length,
-                                              max_bytes=options.max_bytes)
+                                              max_bytes=options.max_bytes, reads=reads)
     except ValueError:
         raise
     except Exception as exc:  # the simulation failing must not lose the per-file results
@@ -722,6 +786,69 @@ def _add_prompt_findings(result: ScanResult, paths: Sequence[Path], catalog: Cat
         found = [f for f in found if not any((f.path, d) in have for d in _PROMPT_DUPLICATES.get(f.rule_id, ()))]
         _keep_model_findings(result, doc, found, catalog, options, all_rules, rule_index)
 # --- end prompt dry run -----------------------------------------------------------------------------------
+
+
+#: Most paths :func:`_case_siblings` returns for one file (a tree of case variants cannot make it slow).
+_MAX_CASE_SIBLINGS = 64
+
+
+def _case_siblings(path: str, base: str, listed: dict[str, list[str]]) -> list[str]:
+    """Paths on disk that differ from ``path`` (absolute, below ``base``) only in case, in any of the names from
+    ``base`` down (``Agents.md`` beside ``AGENTS.md``, ``.Cursor/Rules/x.mdc`` beside ``.cursor/rules/x.mdc``), at
+    most :data:`_MAX_CASE_SIBLINGS`; ``listed`` caches directory listings. Never raises; a directory that is a
+    symbolic link is not listed."""
+    rel = os.path.relpath(path, base)
+    if rel.startswith(".."):
+        return []
+    parts = rel.split(os.sep)
+    found: list[str] = []
+    stack = [(base, 0)]
+    while stack and len(found) <= _MAX_CASE_SIBLINGS:
+        d, i = stack.pop()
+        names = listed.get(d)
+        if names is None:
+            try:
+                names = listed[d] = [] if os.path.islink(d) else os.listdir(d)
+            except (OSError, ValueError):
+                names = listed[d] = []
+        want = parts[i].lower()
+        for n in names:
+            if n.lower() != want:
+                continue
+            nxt = os.path.join(d, n)
+            if i + 1 == len(parts):
+                if nxt != path:
+                    found.append(nxt)
+            else:
+                stack.append((nxt, i + 1))
+    return found[:_MAX_CASE_SIBLINGS]
+
+
+def _add_case_findings(result: ScanResult, catalog: Catalog, options: ScanOptions, all_rules: list[Rule],
+                       rule_index, selected: set[str]) -> None:
+    """HA612 (``case-collision``, :func:`hermes_audit.hermes.loading.case_collision_issues`): scanned files whose
+    path differs only in case from another scanned file or from a file beside it on disk (the pre-commit hook
+    names only the staged one; round 8 of issue 18)."""
+    rule = catalog.find("case-collision")
+    if rule is None or rule.code not in selected:
+        return
+    base = os.path.abspath(options.base or os.getcwd())
+    docs = {os.path.abspath(fr.document.abs_path): fr.document for fr in result.files
+            if fr.document.abs_path is not None}
+    listed: dict[str, list[str]] = {}
+    paths = set(docs)
+    for p in docs:
+        paths.update(_case_siblings(p, base, listed))
+    if len(paths) < 2:
+        return
+    for it in case_collision_issues(sorted(paths), base, docs):
+        doc = docs.get(it.entry.path)
+        if doc is None:  # a sibling that was not scanned: its partner carries the finding
+            continue
+        found = loading_audit.issues_to_findings([it], catalog, lambda e: doc.path, {rule.code})
+        for f in found:
+            f.path = doc.path
+        _keep_model_findings(result, doc, found, catalog, options, all_rules, rule_index)
 
 
 def _add_seam_findings(result: ScanResult, engine: Engine, profile: VersionProfile, options: ScanOptions,

@@ -19,6 +19,11 @@ already found under its own path is not listed again, and chains and loops are
 bounded (:data:`MAX_LINK_DEPTH`, :data:`MAX_LINK_ENTRIES`) (H1). A link out of the
 tree is never followed.
 
+Round 8: a directory git lists as an entry of its own (a gitlink) is walked whether or not it holds a
+``.git`` (a prepared index puts a gitlink over a plain ``.cursor``), and so is a root at or below one; names
+that match a Hermes name only when case is ignored (``Agents.md``, ``.Cursor/Rules/x.mdc``) are candidates
+(:func:`~hermes_audit.documents.kinds.classify`): a case-insensitive file system loads them.
+
 Issue 8 (a 50,000-file repository): listed paths are handled as strings and
 only those whose base name may be a context file
 (:func:`~hermes_audit.documents.kinds.may_classify`) become ``Path`` objects
@@ -36,7 +41,8 @@ from typing import Any, Iterator, Optional, Sequence
 
 from hermes_audit.documents.beneath import is_below
 from hermes_audit.documents.gitroot import find_git_root
-from hermes_audit.documents.kinds import CANDIDATE_NAMES, NAME_KINDS, DocumentKind, classify, may_classify
+from hermes_audit.documents.kinds import (CANDIDATE_NAMES, FOLDED_NAMES, NAME_KINDS, DocumentKind, classify, may_classify,
+                                          may_fold)
 
 #: Directory names never descended into.
 SKIP_DIRS = frozenset({".git", "node_modules"})
@@ -274,7 +280,7 @@ def _walk(root: Path, errors: Optional[list[str]] = None, links: Optional[list[s
                 if e.is_dir(follow_symlinks=False):
                     if e.name not in SKIP_DIRS:
                         stack.append(Path(e.path))
-                    if classify(e.name) is not None or e.name.endswith(".mdc"):
+                    if classify(e.name) is not None or may_fold(e.name):
                         yield Path(e.path)  # a directory named AGENTS.md: reported as not a regular file
                 elif may_classify(e.name):  # any other file is never a candidate (issue 8)
                     yield Path(e.path)
@@ -287,7 +293,7 @@ def _walk(root: Path, errors: Optional[list[str]] = None, links: Optional[list[s
 def _link_context(path: str) -> tuple[str, ...]:
     """The last two directory names of ``path`` that a file's kind below it may depend on (:data:`_KIND_DIRS`),
     others as ``""``: two links to one target with the same context reach the same candidates."""
-    return tuple(c if c in _KIND_DIRS else "" for c in path.rsplit("/", 2)[-2:])
+    return tuple(c.lower() if c.lower() in _KIND_DIRS else "" for c in path.rsplit("/", 2)[-2:])
 
 
 def _through_links(links: Sequence[str], root: Path, notes: list[str],
@@ -363,7 +369,7 @@ def _classify(path: Path, root: Path) -> Optional[DocumentKind]:
     its path below ``root`` no longer shows them), and a ``USER.md`` in a ``memories`` directory is the user
     store also when ``root`` is that directory (``scan ~/.hermes/memories``)."""
     kind = classify(_display(path, root))
-    if kind is None and (path.name.endswith(".mdc") or path.name == "USER.md"):
+    if kind is None and (may_fold(path.name)):
         kind = classify(Path(os.path.abspath(path)).as_posix())
     return kind
 
@@ -401,6 +407,11 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
                 result.notes.append(
                     f"git could not list {git_root}{why}; walked the tree without .gitignore"
                 )
+            elif _in_gitlink(listed, root, git_root):
+                # git lists nothing below a gitlink: the directory is walked as a submodule is (round 8)
+                _git_abandon(pending)
+                ignored_names = None
+                result.git_root = git_root
             else:
                 if warnings:
                     result.notes.append(_git_warning_note(git_root, warnings))
@@ -418,11 +429,14 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
         kept = _git_listed(found_links + repos, listed, root, git_root)
         links.extend(p for p in found_links if p in kept)  # a link .gitignore hides is not followed
         root_real = os.path.realpath(root)
-        for top in sorted(set(nested) | {p for p in repos if p in kept}):
-            # a submodule or nested repository: git lists only its directory; walk it (issue 18 H3)
+        gitlinks = {p for p in repos if p in kept}
+        for top in sorted(set(nested) | gitlinks):
+            # a submodule or nested repository: git lists only its directory; walk it (issue 18 H3). A gitlink
+            # over a plain directory (no .git: `git update-index --cacheinfo 160000,<sha>,.cursor` in a prepared
+            # index) is walked too: Hermes reads the directory whatever the index says (round 8)
             try:
-                if not (stat.S_ISDIR(os.lstat(top).st_mode) and os.path.lexists(os.path.join(top, ".git"))
-                        and is_below(os.path.realpath(top), root_real)):
+                if not (stat.S_ISDIR(os.lstat(top).st_mode) and is_below(os.path.realpath(top), root_real)
+                        and (top in gitlinks or os.path.lexists(os.path.join(top, ".git")))):
                     continue
             except (OSError, ValueError):
                 continue
@@ -450,6 +464,21 @@ def discover(root: Path, base: Optional[Path] = None, use_git: bool = True) -> D
             result.notes.insert(0, note)
     result.candidates.sort(key=lambda c: c.display)
     return result
+
+
+def _in_gitlink(listed: list[str], root: Path, git_root: Path) -> bool:
+    """True when ``root`` is, or lies below, a path git lists as an entry of its own (``listed``: relative to
+    ``git_root``): a gitlink, in which git lists nothing. ``scan sub`` (or the hook naming a staged ``sub``) with
+    ``sub`` a gitlink a prepared index put over a plain directory found nothing (round 8 of issue 18)."""
+    try:
+        rel = root.resolve().relative_to(git_root).as_posix()
+    except ValueError:
+        return False
+    if rel == ".":
+        return False
+    parts = rel.split("/")
+    ancestors = {"/".join(parts[: i + 1]) for i in range(len(parts))}
+    return any(name in ancestors for name in listed)
 
 
 def _git_listed(paths: Sequence[str], listed: list[str], root: Path, git_root: Path) -> set[str]:
@@ -556,7 +585,8 @@ def _git_names(listed: list[str], root: Path, git_root: Path,
         dirs.add(root_s if cut < 0 else base + "/" + rest[:cut])
         name = rest[cut + 1:]
         # may_classify(rest), with its common cases inline (this loop sees every listed path)
-        if name in CANDIDATE_NAMES or name.endswith(".mdc") or ("\\" in name and may_classify(name)):
+        if name in CANDIDATE_NAMES or name.endswith(".mdc") or (low := name.lower()) in FOLDED_NAMES \
+                or low.endswith(".mdc") or ("\\" in name and may_classify(name)):  # also Agents.md (round 8)
             names.append(root / rest)
     return names, dirs
 
@@ -575,9 +605,9 @@ def _special_entries(listed: list[Path], dirs: set[str], root: Path, untracked_d
     out of the tree). ``listed`` are the paths already found (not reported again).
 
     The same pass collects, when given, into ``links`` the symbolic links in those directories (absolute
-    paths; whether git lists them is the caller's check), and into ``repos`` the directories that hold a
-    ``.git`` and in which git lists nothing (a checked-out submodule, an ignored or nested repository: the
-    caller keeps those git lists, issue 18 H3).
+    paths; whether git lists them is the caller's check), and into ``repos`` the directories in which git lists
+    nothing (the caller keeps those git lists as an entry of their own: a gitlink, that is a checked-out
+    submodule (issue 18 H3) or a gitlink a prepared index puts over a plain directory (round 8)).
     """
     seen = set(listed)
     dirs = set(dirs)
@@ -611,7 +641,7 @@ def _special_entries(listed: list[Path], dirs: set[str], root: Path, untracked_d
                 # only names Hermes may read are looked at further (issue 8); of the rest, links and directories
                 for e in it:
                     n = e.name
-                    if n in CANDIDATE_NAMES or n.endswith(".mdc") or ("\\" in n and may_classify(n)):
+                    if n in CANDIDATE_NAMES or n.endswith(".mdc") or may_classify(n):
                         entries.append((n, e.is_file(follow_symlinks=False) or e.is_symlink()))
                     elif e.is_file(follow_symlinks=False):
                         continue
@@ -620,7 +650,7 @@ def _special_entries(listed: list[Path], dirs: set[str], root: Path, untracked_d
                             links.append(e.path)
                     elif repos is not None and n not in SKIP_DIRS and e.is_dir(follow_symlinks=False):
                         sub = e.path
-                        if sub not in dirs and os.path.lexists(sub + "/.git"):
+                        if sub not in dirs:  # git lists nothing in it: whether it lists the directory, the caller checks
                             repos.append(sub)
         except OSError:
             continue

@@ -88,8 +88,11 @@ class Document:
         kind: DocumentKind,
         root: Optional[Path],
         max_bytes: int,
+        dangling_out: bool = True,
     ) -> "Document":
-        return cls(path=display, kind=kind, read=read_file(path, root, max_bytes), abs_path=path, root=root)
+        """Read ``path`` (:func:`~hermes_audit.documents.reader.read_file`, ``dangling_out`` passed on)."""
+        return cls(path=display, kind=kind, read=read_file(path, root, max_bytes, dangling_out=dangling_out),
+                   abs_path=path, root=root)
 
     @classmethod
     def from_text(cls, text: str, path: str = "<text>", kind: DocumentKind = DocumentKind.GENERIC) -> "Document":

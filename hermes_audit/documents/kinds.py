@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import PurePosixPath
-from typing import Optional
+from typing import Iterable, Optional
 
 
 class DocumentKind(str, enum.Enum):
@@ -82,6 +82,13 @@ ALL_KIND_NAMES = [k.value for k in DocumentKind]
 
 #: Base names :func:`classify` may accept besides ``*.mdc`` (used by :func:`may_classify`).
 CANDIDATE_NAMES = frozenset({*NAME_KINDS, "MEMORY.md", "USER.md"})
+#: :data:`CANDIDATE_NAMES` lower-cased (``str.lower``), each with the name it stands for: a name that differs from
+#: one of them only in case (``Agents.md``, ``claude.MD``, ``.HERMES.md``) is the file Hermes opens on a
+#: case-insensitive file system (round 8 of issue 18). ``agents.md`` and ``claude.md`` are names of their own
+#: (Hermes reads them after ``AGENTS.md``/``CLAUDE.md``), so they map to themselves. ``SKILL.md`` is left out: Hermes
+#: finds skills by comparing listed names with ``"SKILL.md"`` (case-sensitive on every system), not by opening it.
+FOLDED_NAMES: dict[str, str] = {n.lower(): n for n in sorted(CANDIDATE_NAMES - {"SKILL.md"},
+                                                             key=lambda n: (n.lower() == n, n))}
 
 
 def may_classify(path: str) -> bool:
@@ -96,7 +103,16 @@ def may_classify(path: str) -> bool:
     name = path[path.rfind("/") + 1:]
     if name in CANDIDATE_NAMES or name.endswith(".mdc") or name in ("", "."):
         return True
-    return "\\" in name and may_classify(name.replace("\\", "/"))  # classify reads "\\" as "/"
+    if "\\" in name:
+        return may_classify(name.replace("\\", "/"))  # classify reads "\\" as "/"
+    return may_fold(name)
+
+
+def may_fold(name: str) -> bool:
+    """True when the base ``name`` equals a name Hermes reads, or ends in ``.mdc``, ignoring case (a case
+    variant :func:`classify` accepts)."""
+    low = name.lower()
+    return low in FOLDED_NAMES or low.endswith(".mdc")
 
 
 def classify(path: str) -> Optional[DocumentKind]:
@@ -106,7 +122,58 @@ def classify(path: str) -> Optional[DocumentKind]:
     ``MEMORY.md`` elsewhere is one too (Hermes only reads it from
     ``memories/``, but a stray copy is still worth auditing). ``USER.md`` counts
     only inside a ``memories`` directory, the name being too common elsewhere.
+
+    A path whose names match only when case is ignored (``Agents.md``, ``.Cursor/Rules/x.mdc``,
+    ``memories/User.md``) gets the kind of the name it stands for: on a case-insensitive file system (macOS,
+    Windows) Hermes' ``open("AGENTS.md")`` opens ``Agents.md`` (round 8 of issue 18); :func:`case_variant` tells
+    such a path from an exact one.
     """
+    kind = exact_kind(path)
+    if kind is not None:
+        return kind
+    name = path[path.rfind("/") + 1:].replace("\\", "/").rsplit("/", 1)[-1]
+    if not may_fold(name):
+        return None
+    return exact_kind(_folded(path))
+
+
+def case_variant(path: str) -> bool:
+    """True when ``path`` has a kind (:func:`classify`) only because case is ignored: ``Agents.md``, ``claude.MD``,
+    ``.Cursor/rules/x.mdc``; False for ``AGENTS.md`` and for ``agents.md`` (a name Hermes reads as it is)."""
+    return exact_kind(path) is None and classify(path) is not None
+
+
+def mdc_suffix_only(path: str) -> bool:
+    """True for a case variant whose only difference is the ``.mdc`` suffix of a Cursor rule (``x.MDC``):
+    Python's ``Path.glob("*.mdc")`` compares names case-sensitively on macOS (posix) and not on Windows, so only
+    Windows loads it."""
+    if not case_variant(path):
+        return False
+    p = path.replace("\\", "/")
+    head, _, name = p.rpartition("/")
+    return not name.endswith(".mdc") and exact_kind(f"{head}/{name[:-4]}.mdc" if head else f"{name[:-4]}.mdc") is not None
+
+
+def _folded(path: str) -> str:
+    """``path`` with each name that equals a Hermes name ignoring case (a file name of :data:`FOLDED_NAMES`,
+    ``.cursor``, ``rules``, ``memories``, a ``.mdc`` suffix) spelled as Hermes spells it."""
+    parts = path.replace("\\", "/").split("/")
+    out = []
+    for i, part in enumerate(parts):
+        low = part.lower()
+        if i == len(parts) - 1:
+            if low in FOLDED_NAMES:
+                part = FOLDED_NAMES[low]
+            elif low.endswith(".mdc"):
+                part = part[:-4] + ".mdc"
+        elif low in (".cursor", "rules", "memories"):
+            part = low
+        out.append(part)
+    return "/".join(out)
+
+
+def exact_kind(path: str) -> Optional[DocumentKind]:
+    """:func:`classify` with names compared as they are (case-sensitively), as Hermes compares them on Linux."""
     p = PurePosixPath(path.replace("\\", "/"))
     name = p.name
     kind = NAME_KINDS.get(name)
@@ -132,3 +199,26 @@ def hermes_label(path: str, kind: DocumentKind) -> str:
     if kind is DocumentKind.CURSOR_RULE:
         return f".cursor/rules/{p.name}"
     return p.name
+
+
+def case_collisions(paths: Iterable[str]) -> dict[str, list[str]]:
+    """For each of ``paths`` (``/``-separated, relative to one root) that differs only in case from another of
+    them (``AGENTS.md`` and ``Agents.md``, ``.cursor/rules/x.mdc`` and ``.Cursor/rules/x.mdc``), the others,
+    sorted; paths in no such group, or in a group none of whose paths :func:`classify` accepts, are left out.
+
+    On a case-insensitive file system (macOS, Windows) such paths name one file: a checkout keeps one of them
+    and Hermes, which opens ``AGENTS.md``, reads whichever is left (round 8 of issue 18). Case is compared with
+    ``str.lower`` (what APFS and NTFS fold is close to it; a difference beyond it is not claimed).
+    """
+    groups: dict[str, list[str]] = {}
+    for p in paths:
+        groups.setdefault(p.lower(), [])
+        if p not in groups[p.lower()]:
+            groups[p.lower()].append(p)
+    out: dict[str, list[str]] = {}
+    for members in groups.values():
+        if len(members) < 2 or not any(classify(m) is not None for m in members):
+            continue
+        for m in members:
+            out[m] = sorted(x for x in members if x != m)
+    return out

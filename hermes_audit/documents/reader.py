@@ -120,6 +120,147 @@ class ReadResult:
         return self.text + self.tail[len(self.tail) - missing:]
 
 
+
+#: Packed texts (:class:`PackedReadResult`) kept in memory before further ones go to the spill file, in bytes.
+SPILL_AFTER_BYTES = 64 * 1024 * 1024
+
+
+class _Spill:
+    """Where packed texts go once :data:`SPILL_AFTER_BYTES` are held: an unnamed temporary file
+    (``tempfile.TemporaryFile``: no name on disk on Linux, removed when the process ends), written at the end and
+    read with ``pread``. A process made by ``fork`` starts its own. When the file cannot be made or written, texts
+    stay in memory."""
+
+    def __init__(self) -> None:
+        import _thread
+
+        self.lock = _thread.allocate_lock()  # a scan's results come back on threads (audits/parallel.py)
+        self.pid = -1
+        self.held = 0  # packed bytes kept in memory
+        self.fh = None
+        self.end = 0
+        self.broken = False
+
+    def put(self, data: bytes):
+        """``data`` itself, or a ``(file, offset, length)`` reference to it (a forked process still reads the
+        file its parent wrote, through the descriptor it inherited)."""
+        with self.lock:
+            return self._put(data)
+
+    def _put(self, data: bytes):
+        if self.pid != os.getpid():  # first use, or a forked copy: the parent's file is not ours to write
+            # (no pwrite/pread, as on Windows: texts stay in memory)
+            self.pid, self.held, self.fh, self.end = os.getpid(), 0, None, 0
+            self.broken = not (hasattr(os, "pwrite") and hasattr(os, "pread"))
+        if self.held + len(data) <= SPILL_AFTER_BYTES or self.broken:
+            self.held += len(data)
+            return data
+        try:
+            if self.fh is None:
+                import tempfile
+
+                self.fh = tempfile.TemporaryFile(prefix="hermes-audit-")
+            os.pwrite(self.fh.fileno(), data, self.end)
+        except (OSError, ValueError):
+            self.broken = True
+            self.held += len(data)
+            return data
+        ref = (self.fh, self.end, len(data))
+        self.end += len(data)
+        return ref
+
+    @staticmethod
+    def get(ref) -> bytes:
+        if isinstance(ref, bytes):
+            return ref
+        fh, offset, length = ref
+        data = os.pread(fh.fileno(), length, offset)
+        if len(data) != length:
+            raise OSError(f"spilled text cut short ({len(data)} of {length} bytes)")
+        return data
+
+
+_SPILL = _Spill()
+
+
+def start_packing() -> None:
+    """Start a new run of packed texts (``run_scan`` calls it first): the memory allowance
+    (:data:`SPILL_AFTER_BYTES`) counts from zero and further spilled texts go to a new file. Texts packed
+    before stay readable; the old file goes when the last of them does (a long-lived scan server does not
+    grow a file across scans)."""
+    with _SPILL.lock:
+        _SPILL.pid = -1
+
+
+def _pack(text: Optional[str]):
+    if text is None:
+        return None
+    import zlib  # issue 8: start-up (a scan of one file never packs)
+
+    # surrogatepass: any str round-trips, also one made from text (Document.from_text) with lone surrogates
+    return _SPILL.put(zlib.compress(text.encode("utf-8", "surrogatepass"), 1))
+
+
+def _unpack(data) -> Optional[str]:
+    if data is None:
+        return None
+    import zlib
+
+    return zlib.decompress(_SPILL.get(data)).decode("utf-8", "surrogatepass")
+
+
+class PackedReadResult(ReadResult):
+    """A :class:`ReadResult` that keeps ``text`` and ``tail`` zlib-compressed (issue 21: memory).
+
+    A tree scan keeps every scanned file's result for the checks across files and the report; packed, a
+    file's text costs its compressed UTF-8 size (zlib level 1: about 45 % of its bytes for real context files)
+    instead of one to four bytes per character, and once :data:`SPILL_AFTER_BYTES` of packed texts are held,
+    it costs no memory: further ones are written to an unnamed temporary file (see :class:`_Spill`). Reading ``text`` or ``tail`` decompresses a new string each time (nothing cached, so
+    nothing grows): code that reads it often should hold the string. Equal to the original in every field.
+    Made by :func:`pack_read`; pickles like any object (worker processes send it back).
+    """
+
+    @property  # type: ignore[override]
+    def text(self) -> Optional[str]:  # type: ignore[override]
+        return _unpack(self.__dict__["_packed_text"])
+
+    @text.setter
+    def text(self, value: Optional[str]) -> None:
+        self.__dict__["_packed_text"] = _pack(value)
+
+    @property  # type: ignore[override]
+    def tail(self) -> Optional[str]:  # type: ignore[override]
+        return _unpack(self.__dict__["_packed_tail"])
+
+    @tail.setter
+    def tail(self, value: Optional[str]) -> None:
+        self.__dict__["_packed_tail"] = _pack(value)
+
+    def __getstate__(self) -> dict:  # sent to another process: the texts themselves, not places in our file
+        state = dict(self.__dict__)
+        for k in ("_packed_text", "_packed_tail"):
+            if state[k] is not None:
+                state[k] = _SPILL.get(state[k])
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        for k in ("_packed_text", "_packed_tail"):
+            if state.get(k) is not None:
+                state[k] = _SPILL.put(state[k])
+        self.__dict__.update(state)
+
+
+def pack_read(read: ReadResult) -> ReadResult:
+    """``read`` with its text kept compressed (:class:`PackedReadResult`); ``read`` itself when it holds no
+    text or is packed already. The fields are copied: ``read`` is left as it was."""
+    if isinstance(read, PackedReadResult) or (read.text is None and read.tail is None):
+        return read
+    packed = object.__new__(PackedReadResult)
+    packed.__dict__.update((k, v) for k, v in read.__dict__.items() if k not in ("text", "tail"))
+    packed.text = read.text
+    packed.tail = read.tail
+    return packed
+
 #: The words messages use for the short names :func:`file_type` gives.
 FILE_TYPE_WORDS = {"file": "file", "dir": "directory", "symlink": "symlink", "fifo": "FIFO", "socket": "socket",
                    "chardev": "character device", "blockdev": "block device", "other": "special file"}
@@ -168,6 +309,54 @@ def in_git_metadata(path: Path, root: Path) -> bool:
         return ".git" in path.relative_to(root).parts
     except ValueError:
         return False
+
+
+#: The ``detail`` of a dangling symbolic link that leads out of the scanned tree (:func:`dangling_out`).
+DANGLING_OUT_DETAIL = ("symlink points outside the scanned tree (dangling here: its target does not exist on this "
+                       "machine); not followed")
+
+
+def dangling_target(path: os.PathLike | str) -> Optional[str]:
+    """Where the symbolic link ``path`` leads (``os.path.realpath`` without ``strict``: the whole chain of links
+    resolved, then the missing rest appended) when it names no file here; ``None`` when ``path`` is not a link,
+    its target exists, it loops (``ELOOP``) or cannot be checked. Never opens anything."""
+    try:
+        if not stat.S_ISLNK(os.lstat(path).st_mode):
+            return None
+        os.stat(path)
+        return None  # the target exists
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    except (OSError, ValueError):
+        return None  # a loop, permission denied...
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError, RuntimeError):
+        return None
+
+
+def dangling_out(path: os.PathLike | str, root: Optional[os.PathLike | str]) -> Optional[str]:
+    """The target of ``path`` (see :func:`dangling_target`) when it is a dangling symbolic link that leads out of
+    ``root`` (resolved here) or into a ``.git`` directory of it; ``None`` otherwise (also for ``root=None``).
+
+    Round 8 of issue 18 (red team): ``CLAUDE.md -> /home/runner/.ssh/id_rsa`` dangles on the CI machine but not
+    on a user's, where Hermes follows it into the system prompt (``Path.is_file()``/``read_text()`` follow
+    links, hermes-agent 0.19.0 ``agent/prompt_builder.py``): it is reported like a link out to a file that
+    exists (HA609) and never opened. A dangling link that stays in the tree names a file missing everywhere.
+    """
+    if root is None:
+        return None
+    target = dangling_target(path)
+    if target is None:
+        return None
+    try:
+        root_real = Path(os.path.realpath(root))
+    except (OSError, ValueError, RuntimeError):
+        return None
+    t = Path(target)
+    if not is_within(t, root_real) or in_git_metadata(t, root_real):
+        return target
+    return None
 
 
 def path_mode(path: Path, follow_symlinks: bool = False) -> Optional[int]:
@@ -278,7 +467,7 @@ def check_path(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
     return _check_leaf(path, root)
 
 
-def _check_leaf(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
+def _check_leaf(path: Path, root: Optional[Path], dangling: bool = True) -> Optional[ReadResult]:
     """:func:`check_path` without the check of the directories on the way."""
     try:
         lst = os.lstat(path)
@@ -297,6 +486,9 @@ def _check_leaf(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
             anonymous = _anonymous_descriptor(path)
             if anonymous is not None:
                 return anonymous
+            out = dangling_out(path, root) if dangling else None
+            if out is not None:  # the same threat as a link out to a file that exists (round 8, issue 18)
+                return ReadResult(ReadStatus.SYMLINK_ESCAPE, detail=DANGLING_OUT_DETAIL, file_type="symlink")
             return ReadResult(ReadStatus.MISSING, detail="dangling symlink; not followed", file_type="symlink")
         except RuntimeError:
             return ReadResult(ReadStatus.SYMLINK_LOOP, detail="symlink loop; not followed", file_type="symlink")
@@ -335,7 +527,8 @@ def _check_leaf(path: Path, root: Optional[Path]) -> Optional[ReadResult]:
 READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 
 
-def read_file(path: Path, root: Optional[Path] = None, max_bytes: int = DEFAULT_MAX_BYTES) -> ReadResult:
+def read_file(path: Path, root: Optional[Path] = None, max_bytes: int = DEFAULT_MAX_BYTES, *,
+              dangling_out: bool = True) -> ReadResult:
     """Read ``path`` safely. Never raises for I/O problems; the status says what happened.
 
     ``root`` bounds where the file may lie: neither a symbolic link named like the file nor one of the
@@ -344,13 +537,17 @@ def read_file(path: Path, root: Optional[Path] = None, max_bytes: int = DEFAULT_
     (:mod:`hermes_audit.documents.beneath`), so a directory swapped for a link during the scan is
     ``unreadable`` ("changed during the scan"), never followed. ``None`` disables the bound (a path the
     user named outside any scanned tree is read as named).
+
+    A symbolic link out of ``root`` that dangles here is ``symlink-escape`` (:data:`DANGLING_OUT_DETAIL`: a tree
+    read here is loaded on other machines, where the target may exist) unless ``dangling_out`` is False (the
+    user's own Hermes home, read where Hermes runs: then it is ``missing``, as Hermes finds it).
     """
     resolved = None
     if root is not None:
         resolved = _parent_escape(path, root)
         if isinstance(resolved, ReadResult):
             return resolved
-    pre = _check_leaf(path, root)
+    pre = _check_leaf(path, root, dangling_out)
     if pre is not None:
         return pre
     try:

@@ -289,7 +289,7 @@ def seam_findings(items: list[tuple[Document, object]], engine, profile) -> tupl
     rules = {r.code: r for r in engine.rules}
     for asm in assemblies:
         joined, index = asm.joined()
-        views = [(asm.text, list(range(len(asm.text)))), (joined, index)]
+        views = [(asm.text, range(len(asm.text))), (joined, index)]  # issue 21: no list of every offset
         kind = asm.pieces[0].document.kind
         for text, amap in views:
             res = engine.run(Document.from_text(text, f"<{asm.kind}>", kind))

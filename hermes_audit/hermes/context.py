@@ -56,8 +56,11 @@ from hermes_audit.documents.reader import (
     DEFAULT_MAX_BYTES,
     FILE_TYPE_WORDS,
     ReadResult,
+    pack_read,
     ReadStatus,
+    DANGLING_OUT_DETAIL,
     decode_bytes,
+    dangling_target,
     file_type,
     read_file,
 )
@@ -139,9 +142,19 @@ _IGNORED_ERRNOS = {errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP}
 class RealFS:
     """The real file system. Reads go through :func:`hermes_audit.documents.reader.read_file`."""
 
-    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES, packed: bool = False) -> None:
+        """``packed`` (issue 21: memory): the reads it remembers (one per path and root, so that every
+        reader sees the same text) keep their text compressed
+        (:class:`~hermes_audit.documents.reader.PackedReadResult`), for a walk of a whole tree."""
         self.max_bytes = max_bytes
+        self.packed = packed
         self._reads: dict[tuple[str, Optional[str]], ReadResult] = {}
+
+    def remember(self, path: str, root: Optional[str], read: ReadResult) -> None:
+        """Take ``read`` as what :meth:`read` of ``(path, root)`` gives: it must be ``read_file(Path(path),
+        Path(root) if root else None, self.max_bytes)``, read earlier (issue 21: the scan's own reads, so a
+        tree is neither read twice nor held twice)."""
+        self._reads.setdefault((path, root), pack_read(read) if self.packed else read)
 
     def stat_type(self, path: str) -> Optional[str]:
         """Type after following symlinks, ``None`` when absent (missing, dangling, loop: what
@@ -164,11 +177,17 @@ class RealFS:
     def realpath(self, path: str) -> str:
         return os.path.realpath(path)
 
+    def dangling_target(self, path: str) -> Optional[str]:
+        """Where the symbolic link ``path`` leads when its target does not exist (not for a loop), else ``None``
+        (:func:`hermes_audit.documents.reader.dangling_target`)."""
+        return dangling_target(path)
+
     def read(self, path: str, root: Optional[str]) -> ReadResult:
         key = (path, root)
         r = self._reads.get(key)
         if r is None:
-            r = self._reads[key] = read_file(Path(path), Path(root) if root else None, self.max_bytes)
+            r = read_file(Path(path), Path(root) if root else None, self.max_bytes)
+            r = self._reads[key] = pack_read(r) if self.packed else r
         return r
 
     def listdir(self, path: str) -> list[str]:
@@ -267,6 +286,12 @@ class MemoryFS:
         res = self._resolve(path, strict=False)
         return res if res is not None else posixpath.normpath(path)
 
+    def dangling_target(self, path: str) -> Optional[str]:
+        """As :meth:`RealFS.dangling_target`."""
+        if not self.is_symlink(path) or self._resolve(path, strict=True) is not None:
+            return None
+        return self._resolve(path, strict=False)  # None for a loop
+
     def read(self, path: str, root: Optional[str]) -> ReadResult:
         p = posixpath.normpath(path)
         node = self.nodes.get(p)
@@ -276,6 +301,8 @@ class MemoryFS:
             target = self._resolve(p, strict=True)
             if target is None:
                 loop = self._resolve(p, strict=False) is None
+                if not loop and root is not None and _leads_out(self._resolve(p, strict=False), root):
+                    return ReadResult(ReadStatus.SYMLINK_ESCAPE, detail=DANGLING_OUT_DETAIL, file_type="symlink")
                 return ReadResult(ReadStatus.SYMLINK_LOOP if loop else ReadStatus.MISSING,
                                   detail="symlink loop; not followed" if loop else "dangling symlink; not followed",
                                   file_type="symlink")
@@ -309,6 +336,36 @@ class MemoryFS:
 # ---------------------------------------------------------------------------
 # pathlib (Python 3.11) semantics Hermes relies on
 # ---------------------------------------------------------------------------
+
+
+def _leads_out(target: Optional[str], root: str) -> bool:
+    """True when the resolved ``target`` lies outside ``root`` or in a ``.git`` directory below it."""
+    if target is None:
+        return False
+    if not is_relative_to(target, root):
+        return True
+    return ".git" in posixpath.relpath(target, root).split("/")
+
+
+def dangling_out(fs, path: str, root: Optional[str]) -> Optional[str]:
+    """The target of ``path`` when it is a symbolic link that names no file here and leads out of ``root`` (or
+    into its ``.git`` metadata), else ``None`` (round 8 of issue 18): where its target exists (a user's
+    machine: ``~/.ssh/id_rsa``, ``/var/run/secrets/...``) Hermes follows it like any link (``Path.is_file()``
+    and ``read_text()`` follow links, hermes-agent 0.19.0 ``agent/prompt_builder.py``), so it is modelled as
+    a link out to a regular file, never read."""
+    if root is None or not fs.is_symlink(path):
+        return None
+    target = fs.dangling_target(path)
+    return target if _leads_out(target, root) else None
+
+
+def present_type(fs, path: str, root: Optional[str]) -> Optional[str]:
+    """:func:`safe_type`, except that a dangling link out of ``root`` (:func:`dangling_out`) is a ``"file"``:
+    what ``Path.is_file()`` says on a machine where the target exists."""
+    t = safe_type(fs, path)
+    if t is None and dangling_out(fs, path, root) is not None:
+        return "file"
+    return t
 
 
 def path_exists(fs, path: str) -> bool:
@@ -497,6 +554,9 @@ class FileEntry:
     symlink: bool = False
     realpath: str = ""
     document: Optional[Document] = None
+    #: a symbolic link out of the tree whose target does not exist here (modelled as a file: Hermes loads it
+    #: wherever the target exists; round 8 of issue 18)
+    dangling: bool = False
 
     @property
     def chars(self) -> int:
@@ -748,6 +808,8 @@ class _Sim:
         e = FileEntry(type_, posixpath.basename(name), path, display, label or posixpath.basename(name), kind)
         e.fs_type = safe_type(self.fs, path)
         e.symlink = self.fs.is_symlink(path)
+        if e.fs_type is None and e.symlink and dangling_out(self.fs, path, self.root) is not None:
+            e.fs_type, e.dangling = "file", True  # a file where the target exists (round 8, issue 18)
         self.r.entries.append(e)
         return e
 
@@ -770,6 +832,10 @@ class _Sim:
             word = FILE_TYPE_WORDS.get(e.fs_type, e.fs_type)
             e.read = ReadResult(ReadStatus.NOT_REGULAR, detail=f"resolves outside {root} to a {word}; never opened",
                                 file_type=word)
+        elif escapes and e.dangling:
+            e.status, e.reason = UNPREDICTABLE, (f"a symlink to {e.realpath}, outside {root}, dangling here; Hermes loads "
+                                                 "the target wherever it exists, hermes-audit does not read it")
+            return
         elif escapes:
             e.status, e.reason = UNPREDICTABLE, (f"resolves outside {root} (through a symlink); Hermes would follow it and "
                                                  "load the target, hermes-audit does not read it")
@@ -777,6 +843,10 @@ class _Sim:
         else:
             e.read = self.fs.read(e.path, root)
         rd = e.read
+        if rd.status is ReadStatus.SYMLINK_ESCAPE and e.dangling:
+            e.status, e.reason = UNPREDICTABLE, ("a symlink into the repository's .git metadata, dangling here; Hermes loads "
+                                                 "the target wherever it exists, hermes-audit does not read it")
+            return
         if rd.status is ReadStatus.SYMLINK_ESCAPE:
             e.status, e.reason = UNPREDICTABLE, "symlink to a file outside the tree; Hermes would follow it and load the target, hermes-audit does not read it"
             return
@@ -877,7 +947,7 @@ class _Sim:
         found: Optional[FileEntry] = None
         for d in dirs:
             for name in (".hermes.md", "HERMES.md"):
-                t = safe_type(self.fs, posixpath.join(d, name))
+                t = present_type(self.fs, posixpath.join(d, name), self.root)
                 if t is None:
                     continue
                 e = self.entry(TYPE_HERMES, d, name)
@@ -917,7 +987,7 @@ class _Sim:
     def single_type(self, type_: str, names: tuple[str, ...], warn_name: str, reached: bool) -> Optional[list[Section]]:
         chosen: Optional[FileEntry] = None
         for name in names:
-            t = safe_type(self.fs, posixpath.join(self.cwd, name))
+            t = present_type(self.fs, posixpath.join(self.cwd, name), self.root)
             if t is None:
                 continue
             e = self.entry(type_, self.cwd, name)
@@ -966,7 +1036,7 @@ class _Sim:
         for d in dirs:
             winner: Optional[FileEntry] = None
             for name in names:
-                t = safe_type(self.fs, posixpath.join(d, name))
+                t = present_type(self.fs, posixpath.join(d, name), self.root)
                 if t is None:
                     continue
                 label = name if d == cwd else os.path.relpath(posixpath.join(d, name), cwd)
@@ -1031,7 +1101,7 @@ class _Sim:
             mdc = sorted(n for n in self.fs.listdir(rules_dir) if fnmatch.fnmatchcase(n, "*.mdc"))
             names += [(rules_dir, n) for n in mdc]
         for d, name in names:
-            t = safe_type(self.fs, posixpath.join(d, name))
+            t = present_type(self.fs, posixpath.join(d, name), self.root)
             if t is None:
                 continue
             label = ".cursorrules" if name == ".cursorrules" and d == self.cwd else f".cursor/rules/{name}"
@@ -1064,7 +1134,7 @@ class _Sim:
             return
         for d in parents_of(self.cwd)[1:]:
             for name in ("AGENTS.override.md", "AGENTS.md", "agents.md"):
-                t = safe_type(self.fs, posixpath.join(d, name))
+                t = present_type(self.fs, posixpath.join(d, name), self.root)
                 if t is None:
                     continue
                 e = self.entry(TYPE_AGENTS, d, name, os.path.relpath(posixpath.join(d, name), self.cwd))
@@ -1085,7 +1155,7 @@ class _Sim:
             dirs = [self.git_root] + [posixpath.join(self.git_root, *rel[: i + 1]) for i in range(len(rel))]
         for d in dirs:
             name = "AGENTS.override.md"
-            if safe_type(self.fs, posixpath.join(d, name)) is not None:
+            if present_type(self.fs, posixpath.join(d, name), self.root) is not None:
                 label = name if d == self.cwd else os.path.relpath(posixpath.join(d, name), self.cwd)
                 e = self.entry(TYPE_AGENTS, d, name, label)
                 self.load(e)
@@ -1418,8 +1488,9 @@ R_HANG = "context-read-hangs"
 R_ESCAPE = "context-symlink-escape"
 R_CHAIN_DUP = "chain-duplicate"
 R_HINT_CUT = "oversized-hint-file"
+R_CASE = "case-collision"
 LOADING_RULES = (R_UNSCANNED, R_UNSCANNED_THREAT, R_TRUNCATED, R_SHADOWED, R_SHADOWED_BLOCKED, R_UNREADABLE,
-                 R_EMPTY, R_HANG, R_ESCAPE, R_CHAIN_DUP, R_HINT_CUT)
+                 R_EMPTY, R_HANG, R_ESCAPE, R_CHAIN_DUP, R_HINT_CUT, R_CASE)
 
 
 @dataclass(eq=False)
@@ -1506,6 +1577,24 @@ def entry_document(e: FileEntry, display: Optional[str] = None) -> Document:
         rd = e.read if e.read is not None else ReadResult(ReadStatus.NOT_REGULAR, detail=e.reason, file_type=e.fs_type or "")
         e.document = Document(path=display or e.display, kind=e.kind, read=rd, abs_path=Path(e.path))
     return e.document
+
+
+def escape_message(e: FileEntry, root: str, label: str, started: str = "", shown: str = "") -> str:
+    """The HA609 message for ``e``, a link Hermes ``label`` follows out of ``root``; ``started`` (``"sub/"``) when
+    only a session started in that directory loads it. A dangling link (:attr:`FileEntry.dangling`) says that
+    its target does not exist here and that Hermes loads it wherever it does. ``shown``: the name to give ``e``
+    (default its display path)."""
+    shown = shown or e.display
+    where = f" for a session started in {started}" if started else ""
+    if e.dangling:
+        return (f"{shown} is a symlink that points outside the repository ({e.realpath or 'a file'}, "
+                f"{link_place(e.realpath, root)}); dangling here, {label} loads it wherever the target exists{where}: "
+                "it follows the link and puts that file into the system prompt; hermes-audit never opens it")
+    if started:
+        return (f"{shown} is a symlink to {e.realpath or 'a file'} {link_place(e.realpath, root)}; a session "
+                f"started in {started} makes {label} follow it and put that file into the system prompt")
+    return (f"{shown} is a symlink to {e.realpath or 'a file'} {link_place(e.realpath, root)}; {label} follows "
+            "it and puts that file into the system prompt")
 
 
 def link_place(realpath: Optional[str], root: str) -> str:
@@ -1642,9 +1731,7 @@ def loading_issues(report: ContextReport, ceiling: Optional[ContextReport] = Non
                                     f"{e.display} is a {FILE_TYPE_WORDS.get(e.fs_type, e.fs_type)}: {p.label} opens it with a plain read_text() at session "
                                     "start and blocks forever; the agent never starts (a hostile repository can do this)"))
         elif e.status == UNPREDICTABLE and e.reached and "symlink" in e.reason:
-            out.append(LoadingIssue(R_ESCAPE, e, 0, 0,
-                                    f"{e.display} is a symlink to {e.realpath or 'a file'} {link_place(e.realpath, report.root)}; "
-                                    f"{p.label} follows it and puts that file into the system prompt"))
+            out.append(LoadingIssue(R_ESCAPE, e, 0, 0, escape_message(e, report.root, p.label)))
         elif e.status == SKIPPED and e.reached:
             out.append(LoadingIssue(R_UNREADABLE, e, 0, 0, f"{e.display} is never loaded: {e.reason}",
                                     fix=unreadable_fix(e)))

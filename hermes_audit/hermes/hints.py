@@ -71,6 +71,8 @@ from hermes_audit.hermes.context import (
     hermes_text,
     is_relative_to,
     path_suffix,
+    dangling_out,
+    present_type,
     safe_type,
     unscanned_issues,
 )
@@ -607,7 +609,8 @@ class HintTracker:
         0.20.1 ``_seed_working_dir_digest``."""
         for name in self.names:
             p = posixpath.join(directory, name)
-            if safe_type(self.fs, p) != "file" or (self.profile.hint_target_guard and not self._target_ok(p)):
+            if present_type(self.fs, p, self.working_dir) != "file" or (self.profile.hint_target_guard
+                                                                         and not self._target_ok(p)):
                 continue
             ht, _doc, why = self._read(p)
             if ht is None:
@@ -628,7 +631,8 @@ class HintTracker:
         tried: list[HintCandidate] = []
         for name in self.names:
             p = posixpath.join(directory, name)
-            t = safe_type(self.fs, p)
+            # a dangling link out of the tree is a file where its target exists (round 8, issue 18)
+            t = present_type(self.fs, p, self.working_dir)
             if t is None:
                 continue
             if t != "file":
@@ -644,8 +648,10 @@ class HintTracker:
             ht, doc, why = self._read(p, outside)
             if why == "unpredictable":
                 real = self.fs.realpath(p)
+                here = (" (dangling here: Hermes loads it wherever the target exists)"
+                        if dangling_out(self.fs, p, self.working_dir) is not None else "")
                 h = Hint(directory, p, self._display(p), name, UNPREDICTABLE, tried=tried, document=doc,
-                         detail=f"resolves to {real}, outside the working directory: {self.profile.label} "
+                         detail=f"resolves to {real}, outside the working directory{here}: {self.profile.label} "
                                 "follows the link and appends that file; hermes-audit does not read it",
                          escapes_to=real)
                 return h
@@ -884,6 +890,7 @@ def simulate_hints(
     enabled: bool = True,
     max_directories: int = MAX_ALL_DIRECTORIES,
     directories: Optional[Sequence[str]] = None,
+    keep_text: bool = True,
 ) -> HintReport:
     """Run a trace of tool calls through a fresh tracker, or (``all_directories``) the worst case.
 
@@ -892,7 +899,10 @@ def simulate_hints(
     every directory below the working directory once, in
     path order (parents first), as if the agent touched each; it is one
     :class:`HintCall` per directory that yields a hint, with tool ``(all)``.
-    ``directories`` (absolute, resolved) limits the worst case to those.
+    ``directories`` (absolute, resolved) limits the worst case to those. ``keep_text=False`` (issue 21:
+    memory, for :func:`hint_issues` over a whole tree): in the worst case, no hint or call keeps the text
+    Hermes appends (``text`` is ``None``, so a call's ``injected`` is 0; a hint's ``injected`` and everything
+    else are kept).
     Raises ``ValueError`` when ``working_dir`` is not a directory.
     """
     fs = fs or RealFS()
@@ -924,8 +934,10 @@ def simulate_hints(
                 c = HintCall(tracker.calls, "(all)", {"path": d}, [d], [d], [h])
                 if h.status == UNPREDICTABLE:
                     c.exact = False
-                elif h.text is not None:
+                elif h.text is not None and keep_text:
                     c.text = "\n\n" + h.text
+                if not keep_text:
+                    h.text = None
                 report.calls.append(c)
         report.special_files = list(tracker.special_files)
         report.refused_links = list(tracker.refused_links)
@@ -976,9 +988,11 @@ def hint_issues(report: HintReport, scanner: ThreatScanner, engine=None) -> list
                           read=ReadResult(ReadStatus.SYMLINK_ESCAPE, detail="symlink points outside the scanned tree; "
                                           "not followed", file_type="symlink"),
                           status=UNPREDICTABLE, reason=h.detail, symlink=True, realpath=h.escapes_to)
+            here = ("; dangling here, it loads wherever the target exists" if "dangling here" in (h.detail or "")
+                    else "")
             out.append(LoadingIssue(
                 R_ESCAPE, e, 0, 0,
-                f"{h.display} resolves to {h.escapes_to}, outside the working directory; {report.profile.label} "
+                f"{h.display} resolves to {h.escapes_to}, outside the working directory{here}; {report.profile.label} "
                 f"follows it when the agent enters {posixpath.dirname(h.display) or '.'} and appends that file to "
                 "the tool result as a subdirectory hint"))
     for h in report.hints:

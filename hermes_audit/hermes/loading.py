@@ -23,15 +23,16 @@ Only findings on files inside the scanned paths are reported.
 from __future__ import annotations
 
 import os
+import posixpath
 from pathlib import Path
 from typing import Optional, Sequence
 
-from hermes_audit.documents.kinds import DocumentKind
+from hermes_audit.documents.kinds import DocumentKind, case_collisions, classify, exact_kind, hermes_label
 from hermes_audit.hermes.profiles import VersionProfile
 from hermes_audit.hermes.threats import ThreatScanner
 from hermes_audit.documents.reader import is_real_dir
 from hermes_audit.hermes.context import (
-    LoadingIssue, R_ESCAPE, R_HANG, RealFS, UNPREDICTABLE, find_git_root, link_place, safe_type, simulate_context,
+    FileEntry, LoadingIssue, R_CASE, R_ESCAPE, R_HANG, RealFS, UNPREDICTABLE, escape_message, find_git_root, link_place, safe_type, simulate_context,
 )
 
 #: The rule family of ``rules/loading.yaml``.
@@ -149,10 +150,36 @@ def subdirectory_escape_issues(hints, fs, profile: VersionProfile, scanner: Thre
                 continue
             shown = posixpath.relpath(e.path, hints.working_dir)
             out.append(LoadingIssue(R_ESCAPE, e, 0, 0,
-                                    f"{shown} is a symlink to {e.realpath or 'a file'} {link_place(e.realpath, rep.root)}; a session "
-                                    f"started in {where}/ makes {profile.label} follow it and put that file into the "
-                                    "system prompt (as a subdirectory hint of a session started higher up it is "
-                                    "refused)"))
+                                    escape_message(e, rep.root, profile.label, f"{where}/", shown) + " (as a subdirectory "
+                                    "hint of a session started higher up it is refused)"))
+    return out
+
+
+def case_collision_issues(paths: Sequence[str], root: str, documents: Optional[dict] = None) -> list:
+    """HA612 (``case-collision``) issues: one for each of ``paths`` (absolute, below ``root``) that differs only in
+    case from another of them, where at least one has a name Hermes reads
+    (:func:`~hermes_audit.documents.kinds.case_collisions`). Hermes opens fixed names (``cwd_path / "AGENTS.md"``,
+    hermes-agent 0.19.0 ``agent/prompt_builder.py``); on a case-insensitive file system (macOS, Windows) a
+    checkout keeps one file of the group and that open reads whichever is left, so which text loads is not the
+    one a reviewer on Linux reads as ``AGENTS.md`` (round 8 of issue 18). ``documents`` maps a path to the
+    :class:`~hermes_audit.documents.document.Document` the issue points into (default: one made for it)."""
+    rels = {posixpath.relpath(p, root): p for p in paths}
+    out = []
+    for rel, others in sorted(case_collisions(list(rels)).items()):
+        path = rels[rel]
+        kind = classify(rel) or next((classify(o) for o in others if classify(o) is not None), DocumentKind.GENERIC)
+        name = posixpath.basename(rel)
+        e = FileEntry("", name, path, rel, name, kind)
+        if documents is not None and path in documents:
+            e.document = documents[path]
+        named = ", ".join(others)
+        exact = next((x for x in [rel, *others] if exact_kind(x) is not None), None)
+        read = f"Hermes reads whichever is left as {hermes_label(exact, kind)}" if exact else \
+            "Hermes reads whichever is left"
+        out.append(LoadingIssue(R_CASE, e, 0, 0,
+                                f"{rel} and {named} differ only in case: on macOS and Windows (case-insensitive file "
+                                f"systems) one replaces the other in a checkout and {read}, not necessarily the "
+                                "text reviewed on Linux; keep one"))
     return out
 
 

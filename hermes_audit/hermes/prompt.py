@@ -1643,7 +1643,8 @@ class _Builder:
                 stores.append(mem.analyse_store(None, target, cfg, self.scanner, self.p))
                 continue
             if real:
-                doc = Document.from_path(Path(path), path, kind, Path(self.home_real), self.s.max_bytes)
+                doc = Document.from_path(Path(path), path, kind, Path(self.home_real), self.s.max_bytes,
+                                         dangling_out=False)  # the local Hermes home: a dangling link is absent
             else:
                 doc = Document(path=path, kind=kind, read=self.fs.read(path, self.home_real), abs_path=Path(path))
             stores.append(mem.analyse_store(doc, target, cfg, self.scanner, self.p))

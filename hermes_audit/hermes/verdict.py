@@ -25,10 +25,15 @@ Sources (0.19 profile: hermes-agent 0.19.0; ``latest``: the reference's V-latest
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
+
+try:  # BLAKE2 without loading OpenSSL (issue 8: start-up time), as hermes_audit.findings does for SHA-256
+    from _blake2 import blake2b as _blake2b  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - other interpreters
+    from hashlib import blake2b as _blake2b
 
 from hermes_audit.documents.document import Document
-from hermes_audit.documents.kinds import DocumentKind
+from hermes_audit.documents.kinds import DocumentKind, case_variant, exact_kind, mdc_suffix_only
 from hermes_audit.documents.reader import ReadStatus
 from hermes_audit.hermes.outcomes import (
     BLOCKED, LOADED, SKIPPED, WARNED, HermesVerdict, LocatedHit, ScanUnit, blocked_marker, context_scan_unit,
@@ -76,7 +81,49 @@ def verdict_for(
 
     ``soul_manifest`` describes a ``distribution.yaml`` next to a SOUL.md (see
     :func:`soul_is_user_authored`); it only matters for the ``latest`` profile.
+
+    A file whose name matches a Hermes name only when case is ignored (``Agents.md``, ``.Cursor/rules/x.mdc``:
+    :func:`~hermes_audit.documents.kinds.case_variant`) is ``skipped`` (Hermes opens fixed names,
+    ``cwd_path / "AGENTS.md"``, hermes-agent 0.19.0 ``agent/prompt_builder.py``, so on Linux it never reads it),
+    the message saying what it does on case-insensitive file systems (macOS, Windows), where that open finds
+    this file (round 8 of issue 18).
     """
+    verdict = _verdict_for(doc, scanner, profile, soul_manifest)
+    place = _case_variant_place(doc)
+    if place is None:
+        return verdict
+    if verdict.status == BLOCKED:
+        there = f"Hermes' scanner blocks it ({', '.join(verdict.pattern_ids)})"
+    elif verdict.status == WARNED:
+        there = "it loads with a warning"
+    elif verdict.status == SKIPPED:
+        there = f"it is skipped ({verdict.message})"
+    else:
+        there = "it loads"
+    return HermesVerdict(SKIPPED, message=(
+        f"not loaded on a case-sensitive file system (Linux): Hermes opens fixed names and this one differs "
+        f"only in case; loaded on case-insensitive file systems ({place}), where the open finds this file: "
+        f"there {there}"))
+
+
+def _case_variant_place(doc: Document) -> Optional[str]:
+    """``"macOS, Windows"`` (``"Windows"`` for a ``.mdc`` suffix in other case: ``Path.glob`` compares names
+    case-sensitively on macOS) when ``doc`` is a case variant of a name Hermes reads, else ``None``."""
+    path = doc.path.replace("\\", "/")
+    if exact_kind(path) is None and doc.abs_path is not None and not case_variant(path):
+        path = doc.abs_path.as_posix()  # a scan of .cursor/rules itself: the kind comes from the full path
+    if not case_variant(path):
+        return None
+    return "Windows" if mdc_suffix_only(path) else "macOS, Windows"
+
+
+def _verdict_for(
+    doc: Document,
+    scanner: ThreatScanner,
+    profile: VersionProfile,
+    soul_manifest: Optional[dict] = None,
+) -> HermesVerdict:
+    """:func:`verdict_for` by kind alone, as if Hermes opened ``doc`` under its exact name."""
     if not doc.readable or doc.text is None:
         return HermesVerdict(SKIPPED, message=_skip_reason(doc, profile))
     text = doc.text
@@ -198,7 +245,9 @@ class MemoScanner:
     ``scan_for_threats(content, "context")``. The key is the exact string the
     scanner looks at (the first ``max_scan_chars`` characters of the content, as
     :meth:`ThreatScanner.scan` and :meth:`ThreatScanner.locate` cut it) and the
-    scope, so a text scanned differently (other cut, other stripping) simply misses.
+    scope, so a text scanned differently (other cut, other stripping) simply misses. The text itself is not
+    kept, only its length and a 128-bit BLAKE2b digest (:func:`memo_key`; issue 21: the memo held a copy of
+    every scanned text).
     :meth:`scan` answers from a remembered :meth:`locate` (same ids, same order).
     Everything else is the wrapped scanner's.
     """
@@ -212,8 +261,13 @@ class MemoScanner:
     def __getattr__(self, name: str):
         return getattr(self.scanner, name)
 
-    def _key(self, content: str, scope: str) -> tuple[str, str]:
-        return scope, content[: self.max_scan_chars]
+    def _key(self, content: str, scope: str) -> tuple:
+        return memo_key(content, scope, self.max_scan_chars)
+
+    def seed_key(self, key: tuple, hits: Sequence[ParityHit]) -> None:
+        """Remember ``hits`` under a :func:`memo_key` (computed elsewhere, e.g. by :func:`verdict_seed` in a
+        worker process)."""
+        self._memo[key] = tuple(hits)
 
     def seed(self, content: str, scope: str, hits: list[ParityHit]) -> None:
         """Remember ``hits``, which must be ``locate(content, scope)`` of the wrapped scanner."""
@@ -245,11 +299,32 @@ class MemoScanner:
         Only context files and SOUL.md whose verdict came from one whole-text
         ``locate`` (loaded, blocked or warned) are remembered.
         """
-        if verdict.status == SKIPPED or doc.text is None or not doc.readable or verdict.entries:
-            return
-        if doc.kind.is_memory_store or doc.kind in (DocumentKind.DISTRIBUTION, DocumentKind.SKILL):
-            return
-        unit = context_scan_unit(doc.text, doc.kind, doc.label, profile)
-        if unit is None or not unit.text:
-            return
-        self.seed(unit.text, "context", [lh.hit for lh in verdict.hits])
+        got = verdict_seed(doc, verdict, profile, self.max_scan_chars)
+        if got is not None:
+            self.seed_key(*got)
+
+
+def memo_key(content: str, scope: str, max_scan_chars: int) -> tuple:
+    """The :class:`MemoScanner` key of ``content`` at ``scope``: ``(scope, length, digest)`` of the first
+    ``max_scan_chars`` characters (what the scanner looks at), the digest a 16-byte BLAKE2b of their UTF-8
+    (lone surrogates passed through)."""
+    cut = content[:max_scan_chars]
+    return scope, len(cut), _blake2b(cut.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def verdict_seed(doc: Document, verdict: HermesVerdict, profile: VersionProfile,
+                 max_scan_chars: int) -> Optional[tuple[tuple, list[ParityHit]]]:
+    """``(memo key, hits)`` for :meth:`MemoScanner.seed_key`: the scan behind ``verdict_for(doc, ...)``, or
+    ``None`` when it is not one whole-text ``locate`` at the ``context`` scope (only context files and SOUL.md
+    that were loaded, blocked or warned are)."""
+    if verdict.status == SKIPPED or not doc.readable or verdict.entries:
+        return None
+    if doc.kind.is_memory_store or doc.kind in (DocumentKind.DISTRIBUTION, DocumentKind.SKILL):
+        return None
+    text = doc.text
+    if text is None:
+        return None
+    unit = context_scan_unit(text, doc.kind, doc.label, profile)
+    if unit is None or not unit.text:
+        return None
+    return memo_key(unit.text, "context", max_scan_chars), [lh.hit for lh in verdict.hits]

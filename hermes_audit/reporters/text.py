@@ -106,7 +106,14 @@ def render(result, color: bool = False, show_source: bool = True, include_suppre
     counted in the summary unless ``include_suppressed``. The verdict table lists only the files whose
     status (see :func:`display_status`) is not plain ``loaded``, plus a count line, unless ``show_files``."""
     out: list[str] = []
-    texts = {fr.document.path: fr.document.text or "" for fr in result.files}
+    documents = {fr.document.path: fr.document for fr in result.files}
+    held: list = [None, ""]  # (path, text): one file's text at a time (issue 21: a tree's texts are kept packed)
+
+    def text_of(path: str) -> str:
+        if held[0] != path:
+            d = documents.get(path)
+            held[:] = [path, (d.text or "") if d is not None else ""]
+        return held[1]
     excerpt_lines = ExcerptLines(redact_in_place)  # one per report: each text split, each line redacted, once
     for f in result.findings:
         if f.suppressed is not None and not include_suppressed:
@@ -117,7 +124,7 @@ def render(result, color: bool = False, show_source: bool = True, include_suppre
             head += f"  (suppressed: {printable(f.suppressed, 200)})"
         out.append(head)
         if show_source:
-            out.extend(source_excerpt(texts.get(f.path, ""), f, excerpt_lines))
+            out.extend(source_excerpt(text_of(f.path), f, excerpt_lines))
         if f.decoded:
             out.append(f"  = hidden text: {f.decoded}")
         for r in f.related:  # e.g. the other file of a cross-file seam
