@@ -233,14 +233,7 @@ def hook_blockers(data) -> list[str]:
     while pre-commit would never run it). ``[]`` when nothing stands in the way."""
     if not isinstance(data, dict):
         return []
-    out = []
-    for key, keep in (("exclude", False), ("files", True)):
-        gone = _skipped(data.get(key), keep)
-        if gone:
-            out.append(f"the top-level '{key}' keeps the hook from {', '.join(gone[:3])}")
-    stages = data.get("default_stages")
-    if isinstance(stages, list) and not any(s in _COMMIT_STAGES for s in stages):
-        out.append(f"'default_stages' ({', '.join(map(str, stages))[:60]}) leaves the hook out of git commit")
+    out = _scope_blockers(data, "the top-level", "'default_stages'", "default_stages")
     for repo in data.get("repos") or []:
         if not isinstance(repo, dict):
             continue
@@ -251,13 +244,20 @@ def hook_blockers(data) -> list[str]:
             if not ours:
                 out.append(f"a hook with the id '{HOOK_ID}' comes from repo '{str(repo.get('repo'))[:80]}', not "
                            f"from {PROJECT_URL}; check what it runs")
-            for key, keep in (("exclude", False), ("files", True)):
-                gone = _skipped(hook.get(key), keep)
-                if gone:
-                    out.append(f"the hook's '{key}' keeps it from {', '.join(gone[:3])}")
-            st = hook.get("stages")
-            if isinstance(st, list) and not any(s in _COMMIT_STAGES for s in st):
-                out.append(f"the hook's 'stages' ({', '.join(map(str, st))[:60]}) leave it out of git commit")
+            out += _scope_blockers(hook, "the hook's", "the hook's 'stages'", "stages")
+    return out
+
+
+def _scope_blockers(mapping: dict, whose: str, stages_name: str, stages_key: str) -> list[str]:
+    """:func:`hook_blockers` of one mapping (the top level or one hook): its ``exclude``/``files`` and stages."""
+    out = []
+    for key, keep in (("exclude", False), ("files", True)):
+        gone = _skipped(mapping.get(key), keep)
+        if gone:
+            out.append(f"{whose} '{key}' keeps the hook from {', '.join(gone[:3])}")
+    stages = mapping.get(stages_key)
+    if isinstance(stages, list) and not any(s in _COMMIT_STAGES for s in stages):
+        out.append(f"{stages_name} ({', '.join(map(str, stages))[:60]}) leaves the hook out of git commit")
     return out
 
 
