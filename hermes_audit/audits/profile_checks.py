@@ -825,8 +825,8 @@ def _host(url: str) -> Optional[str]:
 
 
 def _is_local(host: str) -> bool:
-    """Loopback, private (:data:`_PRIVATE_NETS`), link-local or ``localhost``/``.local``/``.internal`` names: an
-    endpoint on the user's own machine or network."""
+    """Loopback, private (:data:`_PRIVATE_NETS`) or ``localhost``/``.local``/``.internal`` names: an endpoint on the
+    user's own machine or network."""
     import ipaddress
 
     if host == "localhost" or host.endswith((".localhost", ".local", ".internal", ".lan", ".home.arpa")):
@@ -835,8 +835,8 @@ def _is_local(host: str) -> bool:
         ip = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
         return False
-    if ip.is_loopback or ip.is_link_local:
-        return True
+    if ip.is_loopback:
+        return True  # (not link-local: 169.254.169.254 is a cloud's metadata service, no model endpoint; round 9)
     return any(ip in ipaddress.ip_network(net) for net in _PRIVATE_NETS if ip.version == ipaddress.ip_network(net).version)
 
 
