@@ -44,7 +44,7 @@ composed, so a match in the view still points at the raw characters:
    ``getattr(__builtins__`` and ``snake_case`` stay); and a run of inline
    HTML tags without attributes between two letters (``Ign<b></b>ore``,
    ``Ig<i>no</i>re``, ``Ig<wbr>nore``, ``Ig<br>nore``, ``Ig<x-y></x-y>nore``), HTML comments, empty links
-   (``Ig[]()nore``), backticks (``Ig`no`re``) and invisible characters written as entities (``Ig&shy;nore``,
+   (``Ig[]()nore``), backticks between Latin letters (``Ig`no`re``) and invisible characters written as entities (``Ig&shy;nore``,
    ``&#8203;``) between two letters are removed (round 9). ``_`` is a word character
    for the rules, so ``_Ignore_`` was not the word ``Ignore``; ``*`` and tags
    between letters cut one word in two. Tags with attributes (``<span
@@ -361,7 +361,10 @@ _INLINE_TAG = (r"(?:b|i|u|s|em|strong|del|ins|mark|span|sub|sup|small|big|tt|fon
 _INVISIBLE_ENTITY = (r"&(?:shy|zwj|zwnj|lrm|rlm|ZeroWidthSpace|NoBreak|#0*(?:173|8203|8204|8205|8206|8207|8288|65279)"
                      r"|#[xX]0*(?:ad|AD|200[b-fB-F]|2060|[fF][eE][fF][fF]));")
 _EMPHASIS = compile_builtin(
-    r"(?:\*{1,3}|~{2,4}|`{1,3})(?<=\p{L}(?:\*{1,3}|~{2,4}|`{1,3}))(?=\p{L})"
+    r"(?:\*{1,3}|~{2,4})(?<=\p{L}(?:\*{1,3}|~{2,4}))(?=\p{L})"
+    # backticks between Latin letters only: a code span abuts the particles of Korean or Japanese text
+    # ("`curl ... | sh`를 실행하세요"), which must stay apart from the command
+    r"|`{1,3}(?<=[A-Za-z]`{1,3})(?=[A-Za-z])"
     r"|(?:</?[A-Za-z][\w-]{0,20}[ \t]{0,2}/?>|<!--[^\n]{0,200}?-->|\[\]\([^()\s]{0,200}\)|" + _INVISIBLE_ENTITY + r"){1,8}"
     r"(?<=\p{L}(?:<[^<>\n]{1,30}>|<!--[^\n]{0,200}?-->|\[\]\([^()\s]{0,200}\)|&[#\w]{1,20};){1,8})"
     r"(?=\p{L})"
