@@ -565,12 +565,69 @@ _PACKAGE_OPTS = frozenset({"--from", "--spec", "--with", "-p", "--package", "--g
 _OTHER_VALUE_OPTS = frozenset({"--python", "--cwd", "--directory", "--config", "--cache-dir", "--import-map", "--lock",
                                "--env-file", "--node-options", "--userconfig", "-w", "--workspace", "--prefix",
                                "--target", "--platform", "--python-version", "--location", "--project"})
+#: Package options whose value is an index or registry to fetch packages from (round 9: judged by its host).
+_INDEX_OPTS = frozenset({"-i", "--index-url", "--extra-index-url", "--index", "--default-index", "--registry",
+                         "--find-links", "-f"})
+#: Environment variables that point a package manager at another registry or index (npm reads its
+#: ``npm_config_*`` variables case-insensitively, also ``npm_config_@scope:registry``; pip ``PIP_INDEX_URL``,
+#: ``PIP_EXTRA_INDEX_URL``, ``PIP_FIND_LINKS``; uv ``UV_INDEX_URL``, ``UV_EXTRA_INDEX_URL``, ``UV_INDEX``,
+#: ``UV_DEFAULT_INDEX``, ``UV_FIND_LINKS``; yarn ``YARN_NPM_REGISTRY_SERVER``, ``YARN_REGISTRY``; bun
+#: ``BUN_CONFIG_REGISTRY``; PDM ``PDM_PYPI_URL``; Poetry ``POETRY_REPOSITORIES_<NAME>_URL``).
+_INDEX_ENV = re.compile(r"(?i)^(?:npm_config_(?:@[\w.-]+:)?registry|yarn_npm_registry_server|yarn_registry|"
+                        r"bun_config_registry|pip_(?:extra_)?index_url|pip_find_links|uv_(?:extra_)?index_url|"
+                        r"uv_index|uv_default_index|uv_find_links|pdm_pypi_url|poetry_repositories_\w+_url)$")
 _RUN_WORDS = frozenset({"run", "exec", "x", "dlx", "tool"})
 _INSTALL_WORDS = frozenset({"install", "i", "add", "inject"})
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
 
 
-def remote_package(argv: list[str]) -> Optional[tuple[str, str]]:
+def _index_urls(value: str) -> list[str]:
+    """The URLs of an index option's or variable's value: ``https://i/simple``, uv's ``name=https://i/simple``,
+    several separated by blanks or commas (``UV_INDEX``, ``PIP_EXTRA_INDEX_URL``)."""
+    out = []
+    for part in re.split(r"[\s,]+", value.strip()):
+        if "=" in part and "://" in part.split("=", 1)[1]:
+            part = part.split("=", 1)[1]
+        if part:
+            out.append(part)
+    return out
+
+
+def unknown_index(value: str, known: tuple[str, ...] = ()) -> Optional[str]:
+    """The first URL of an index or registry value (:func:`_index_urls`) whose host is neither one of ``known``
+    (itself or a subdomain) nor on the user's machine or network (:func:`_is_local`); ``None`` when there is none.
+    A value without a host (a local directory for ``--find-links``) is ``None`` too."""
+    for url in _index_urls(value):
+        if "://" not in url:
+            continue
+        host = _host(url)
+        if host is None or _is_local(host) or any(host == k or host.endswith("." + k) for k in known):
+            continue
+        return url
+    return None
+
+
+def index_from_env(sv_env: Any, argv: list[str], known: tuple[str, ...] = ()) -> Optional[tuple[str, str]]:
+    """``(variable, url)`` of the first package-index variable (:data:`_INDEX_ENV`) an MCP server's ``env``
+    mapping or its command line (``env NPM_CONFIG_REGISTRY=URL npx ...``, ``sh -c "PIP_INDEX_URL=URL ..."``)
+    sets to an unknown host (:func:`unknown_index`), else ``None`` (round 9 of issue 18: every package the server
+    or anything it starts installs then comes from that host)."""
+    pairs: list[tuple[str, str]] = []
+    if isinstance(sv_env, dict):
+        pairs += [(str(k), _text(v)) for k, v in sv_env.items() if isinstance(v, (str, bytes, bytearray))]
+    for tok in _flat_tokens(argv):
+        name, eq, value = tok.partition("=")
+        if eq:
+            pairs.append((name, value))
+    for name, value in pairs:
+        if _INDEX_ENV.match(name.strip()):
+            url = unknown_index(value, known)
+            if url:
+                return name.strip(), url
+    return None
+
+
+def remote_package(argv: list[str], known_indexes: tuple[str, ...] = ()) -> Optional[tuple[str, str]]:
     """``(fetcher, spec)`` when the command line fetches code from a URL or a git repository to run or install
     it, else ``None``. A fetcher (:data:`_FETCHERS`, ``python -m pip``; also inside a shell command line) is
     followed, before the next ``;``/``&&``/``|``, by a spec :data:`_REMOTE_SPEC` matches: as the value of a
@@ -597,7 +654,11 @@ def remote_package(argv: list[str]) -> Optional[tuple[str, str]]:
                     if not eq:
                         value = flat[i].strip() if i < n else ""
                         i += 1
-                    if _REMOTE_SPEC.search(value):
+                    if opt in _INDEX_OPTS:  # an index or registry: its host decides (round 9)
+                        url = unknown_index(value, known_indexes)
+                        if url:
+                            return b, url
+                    elif _REMOTE_SPEC.search(value):
                         return b, value
                 elif opt in _OTHER_VALUE_OPTS and not eq:
                     i += 1
@@ -706,11 +767,33 @@ def detect_mcp_servers(text: str, params: dict) -> Iterator:
             if pkg and not _is_pinned(pkg[1], pkg[2]):
                 yield _hit(span, {"server": sv.name, "package": pkg[2], "runner": pkg[0]})
         elif check == "remote-package":
-            found = remote_package(sv.argv)
+            indexes = tuple(str(h).lower() for h in params.get("known_indexes", ()))
+            registries = tuple(str(h).lower() for h in params.get("known_registries", ()))
+            found = remote_package(sv.argv, indexes)
+            what, env = None, None
             if found:
-                yield _hit(_locate(text, found[1]) if found[1] in text else span,
-                           {"server": sv.name, "runner": found[0], "package": redact_url(found[1])[:200],
-                            "hermes": _hermes_note(sv)})
+                what = redact_url(found[1])[:200]
+            else:  # round 9: an index set in the environment, an image from an unknown registry
+                env = index_from_env(sv.cfg.get("env"), sv.argv, indexes)
+                pkg = _package(core)
+                if env:
+                    found = (f"{head or 'its command'} ({env[0]} in its environment)", env[1])
+                    what = "packages of the index " + redact_url(env[1])[:200]
+                elif pkg and pkg[1] == "docker":
+                    registry = _registry(pkg[2])
+                    if registry is not None and not _is_local(registry.split(":", 1)[0]) and not any(
+                            registry == k or registry.endswith("." + k) for k in registries):
+                        found = (pkg[0] + " run", pkg[2])
+                        what = f"the image {redact_url(pkg[2])[:200]} of the registry {registry}"
+            if found and what:
+                if found[1] in text:
+                    where = _locate(text, found[1])
+                elif what.startswith("packages of") and env is not None and env[0] in text:
+                    where = _locate(text, env[0])
+                else:
+                    where = span
+                yield _hit(where, {"server": sv.name, "runner": found[0], "package": what,
+                                   "hermes": _hermes_note(sv)})
 
 
 def detect_hermes_config(text: str, params: dict) -> Iterator:
@@ -840,9 +923,11 @@ def _is_local(host: str) -> bool:
     return any(ip in ipaddress.ip_network(net) for net in _PRIVATE_NETS if ip.version == ipaddress.ip_network(net).version)
 
 
-#: Private networks (RFC 1918, shared address space RFC 6598, unique local IPv6 RFC 4193). Python's
-#: ``is_private`` also counts documentation ranges (203.0.113.0/24...), which are no one's own network.
-_PRIVATE_NETS = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7")
+#: Private networks (RFC 1918, unique local IPv6 RFC 4193). Python's ``is_private`` also counts documentation
+#: ranges (203.0.113.0/24...), which are no one's own network. Not the shared address space 100.64.0.0/10
+#: (RFC 6598, round 9 of issue 18): behind an ISP's carrier-grade NAT those addresses are other customers'
+#: machines, reachable from the user's but not the user's own (a Tailscale node has one too: name it yourself).
+_PRIVATE_NETS = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
 
 
 def _registry(image: str) -> Optional[str]:
