@@ -557,6 +557,9 @@ class FileEntry:
     #: a symbolic link out of the tree whose target does not exist here (modelled as a file: Hermes loads it
     #: wherever the target exists; round 8 of issue 18)
     dangling: bool = False
+    #: for the glob ``.cursor/rules/*.mdc`` through a directory link out of the tree that dangles here (round 9):
+    #: the link's path relative to the session directory (``.cursor`` or ``.cursor/rules``)
+    link_dir: str = ""
 
     @property
     def chars(self) -> int:
@@ -883,6 +886,24 @@ class _Sim:
         e.content_start = start
         e.status = LOADED
 
+    def dangling_dir_out(self, path: str) -> str:
+        """The display path of the symbolic link through which the directory ``path`` (below the session
+        directory: ``.cursor/rules``) leads out of the tree while naming nothing here, else ``""`` (round 9 of
+        issue 18). ``.cursor -> /tmp/evil-cursor`` or ``.cursor/rules -> /home/runner/x`` dangles on CI, but where
+        the target exists (the user's machine) hermes-agent 0.19.0's ``_load_cursorrules`` globs
+        ``.cursor/rules/*.mdc`` through it (``Path.glob`` follows directory links), so the link is reported like a
+        dangling file link out (HA609). Only ``lstat``/``readlink``-level calls: the target is never opened."""
+        if self.root is None or not _leads_out(self.fs.realpath(path), self.root):
+            return ""
+        rel = posixpath.relpath(path, self.cwd).split("/")
+        for i in range(1, len(rel) + 1):
+            step = posixpath.join(self.cwd, *rel[:i])
+            if self.fs.is_symlink(step):
+                return "/".join(rel[:i])
+            if safe_type(self.fs, step) != "dir":
+                return ""
+        return ""
+
     def hangs(self, e: FileEntry) -> bool:
         """True when reading ``e`` blocks the 0.19 session start (a FIFO or character device opened with read_text)."""
         return not self.p.context_nonblocking_reads and e.fs_type in ("fifo", "chardev")
@@ -1097,10 +1118,27 @@ class _Sim:
         members: list[FileEntry] = []
         names: list[tuple[str, str]] = [(self.cwd, ".cursorrules")]
         rules_dir = posixpath.join(self.cwd, ".cursor", "rules")
-        if safe_type(self.fs, rules_dir) == "dir":
+        rules_type = safe_type(self.fs, rules_dir)
+        if rules_type == "dir":
             mdc = sorted(n for n in self.fs.listdir(rules_dir) if fnmatch.fnmatchcase(n, "*.mdc"))
             names += [(rules_dir, n) for n in mdc]
+        elif rules_type is None and self.dangling_dir_out(rules_dir):
+            names.append((rules_dir, "*.mdc"))  # the glob through a link out that dangles here (round 9)
         for d, name in names:
+            if name == "*.mdc":
+                e = self.entry(TYPE_CURSOR, d, name, ".cursor/rules/*.mdc")
+                e.fs_type, e.dangling, e.symlink = "file", True, True
+                e.link_dir = self.dangling_dir_out(rules_dir)
+                e.realpath = self.fs.realpath(posixpath.join(self.cwd, e.link_dir))  # where the link leads
+                e.status, e.reason = UNPREDICTABLE, (
+                    f"{e.link_dir} is a symlink to a directory outside {self.root} ({e.realpath}), dangling here; Hermes "
+                    "loads every .cursor/rules/*.mdc from it wherever it exists, hermes-audit does not read it")
+                e.reached = reached and not self.halted
+                if e.reached:
+                    self.r.unpredictable = e
+                    self.halted = True
+                    return None
+                continue
             t = present_type(self.fs, posixpath.join(d, name), self.root)
             if t is None:
                 continue
@@ -1586,6 +1624,11 @@ def escape_message(e: FileEntry, root: str, label: str, started: str = "", shown
     (default its display path)."""
     shown = shown or e.display
     where = f" for a session started in {started}" if started else ""
+    if e.link_dir:
+        return (f"{e.link_dir} is a symlink to a directory outside the repository ({e.realpath or 'a directory'}, "
+                f"{link_place(e.realpath, root)}); dangling here, {label} globs {shown} through it wherever the target "
+                f"exists{where}: it follows the link and puts those files into the system prompt; hermes-audit never "
+                "opens it")
     if e.dangling:
         return (f"{shown} is a symlink that points outside the repository ({e.realpath or 'a file'}, "
                 f"{link_place(e.realpath, root)}); dangling here, {label} loads it wherever the target exists{where}: "
@@ -1731,7 +1774,9 @@ def loading_issues(report: ContextReport, ceiling: Optional[ContextReport] = Non
                                     f"{e.display} is a {FILE_TYPE_WORDS.get(e.fs_type, e.fs_type)}: {p.label} opens it with a plain read_text() at session "
                                     "start and blocks forever; the agent never starts (a hostile repository can do this)"))
         elif e.status == UNPREDICTABLE and e.reached and "symlink" in e.reason:
-            out.append(LoadingIssue(R_ESCAPE, e, 0, 0, escape_message(e, report.root, p.label)))
+            out.append(LoadingIssue(R_ESCAPE, e, 0, 0, escape_message(e, report.root, p.label),
+                                    fix=(f"Replace the symlink {e.link_dir} by a directory of the repository's own files"
+                                         if e.link_dir else None)))
         elif e.status == SKIPPED and e.reached:
             out.append(LoadingIssue(R_UNREADABLE, e, 0, 0, f"{e.display} is never loaded: {e.reason}",
                                     fix=unreadable_fix(e)))

@@ -1,0 +1,100 @@
+"""Issue 18, round 9 (red team): discovery and loading gaps left by round 8.
+
+1. A *directory* link out of the tree that dangles on the CI machine (``.cursor -> /tmp/evil-cursor``,
+   ``.cursor/rules -> /home/runner/x``) passed with exit 0: on the user's machine the target may exist, and
+   Hermes' ``_load_cursorrules`` globs ``.cursor/rules/*.mdc`` through it. It is HA609 now, like a dangling file
+   link out (round 8), and the target is never opened. A dangling directory link inside the tree stays absent.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tests.test_discovery_round8 import _codes, _git, _repo, _scan
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+#: (link path, target) of a directory link Hermes globs .cursor/rules/*.mdc through
+DANGLING_DIRS = {
+    "cursor": (".cursor", "/tmp/hermes-audit-test-evil-cursor"),
+    "rules": (".cursor/rules", "/home/runner/hermes-audit-test-x"),
+    "relative": (".cursor", "../../../../../../../../../../nowhere-hermes-audit/cursor"),
+}
+
+
+def _dangling_dir_tree(root, case: str) -> str:
+    link, target = DANGLING_DIRS[case]
+    path = root / link
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target, target_is_directory=True)
+    (root / "README.md").write_text("# project\n", encoding="utf-8")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "c")
+    return link
+
+
+@pytest.mark.parametrize("case", sorted(DANGLING_DIRS))
+@pytest.mark.parametrize("entry", ["dir", "no-git", "only-loaded", "0.19"])
+def test_a_directory_link_out_that_dangles_here_is_ha609(tmp_path, case, entry):
+    root = _repo(tmp_path / "r")
+    link = _dangling_dir_tree(root, case)
+    args = {"dir": ["."], "no-git": ["--no-git", "."], "only-loaded": ["--only-loaded", "--", link, "README.md"],
+            "0.19": ["--hermes-version", "0.19", "."]}[entry]
+    code, report = _scan(root, *args)
+    assert code == 1, report
+    assert ".cursor/rules/*.mdc" in _codes(report, "HA609"), report["findings"]
+    msg = next(f["message"] for f in report["findings"] if f["rule_id"] == "HA609")
+    assert msg.startswith(f"{link} is a symlink to a directory outside the repository")
+    assert "dangling here" in msg and "wherever the target exists" in msg
+
+
+def test_a_directory_link_out_that_dangles_here_fails_the_action_gate(tmp_path):
+    from tests.test_action import _run_action
+
+    root = _repo(tmp_path / "r")
+    _dangling_dir_tree(root, "cursor")
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    outputs, _uses, log, status = _run_action(root, temp, {})
+    assert status == 1 and outputs["gate"] == "1", log
+
+
+def test_a_dangling_directory_link_out_shadowed_by_agents_md_is_not_ha609(tmp_path):
+    """Only one project context type loads (first match wins): with an AGENTS.md, .cursor/rules is never read."""
+    root = _repo(tmp_path / "r")
+    (root / "AGENTS.md").write_text("# rules\nUse tabs.\n", encoding="utf-8")
+    _dangling_dir_tree(root, "cursor")
+    code, report = _scan(root, ".")
+    assert code == 0 and not _codes(report, "HA609"), report["findings"]
+
+
+@pytest.mark.parametrize("target", ["cfg", "gone/rules"])
+def test_a_dangling_directory_link_inside_the_tree_stays_absent(tmp_path, target):
+    root = _repo(tmp_path / "r")
+    (root / ".cursor").symlink_to(target, target_is_directory=True)
+    (root / "README.md").write_text("# project\n", encoding="utf-8")
+    _git(root, "add", "-A")
+    code, report = _scan(root, ".")
+    assert code == 0 and not _codes(report, "HA609"), report["findings"]
+
+
+def test_the_context_model_never_opens_the_dangling_directory(tmp_path):
+    """The simulation names the link and its target; nothing is listed or read there (the target is absent
+    here, and the model asks only lstat/readlink-level questions of the link)."""
+    from hermes_audit.hermes.context import UNPREDICTABLE, MemoryFS, simulate_context
+    from hermes_audit.hermes.threats import scanner_for
+    from hermes_audit.hermes.profiles import get_profile
+    from hermes_audit.patterns.catalog import load_catalog
+
+    fs = MemoryFS()
+    fs.add_dir("/w/r")
+    fs.add_dir("/w/r/.git")
+    fs.add_link("/w/r/.cursor", "/tmp/evil-cursor")
+    rep = simulate_context("/w/r", get_profile("0.19"), scanner_for(load_catalog().parity, "0.19"), fs=fs)
+    (e,) = [x for x in rep.entries if x.display == ".cursor/rules/*.mdc"]
+    assert e.status == UNPREDICTABLE and e.link_dir == ".cursor" and e.realpath == "/tmp/evil-cursor"
+    assert e.read is None and e.content is None
+    assert json.dumps(rep.to_dict())  # the report still serialises
