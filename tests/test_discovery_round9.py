@@ -98,3 +98,35 @@ def test_the_context_model_never_opens_the_dangling_directory(tmp_path):
     assert e.status == UNPREDICTABLE and e.link_dir == ".cursor" and e.realpath == "/tmp/evil-cursor"
     assert e.read is None and e.content is None
     assert json.dumps(rep.to_dict())  # the report still serialises
+
+
+# --- 6. the scan table agrees with the context model on a twin of the winner ----------------------------------
+
+@pytest.mark.parametrize("twin", ["link", "copy"])
+@pytest.mark.parametrize("version", ["latest", "0.19"])
+def test_a_twin_of_the_winner_is_shadowed_in_scan_as_in_context(tmp_path, twin, version):
+    """``CLAUDE.md -> AGENTS.md`` (or the same text): Hermes loads AGENTS.md (first type wins) and never reads
+    CLAUDE.md. The scan table said ``loaded`` (no HA604: nothing is lost, so no finding gave it a word) while
+    ``hermes-audit context`` said ``shadowed``; both say shadowed now, and there is still no finding."""
+    import subprocess
+    import sys
+
+    root = _repo(tmp_path / "r")
+    (root / "AGENTS.md").write_text("# Rules\nUse tabs.\n", encoding="utf-8")
+    if twin == "link":
+        (root / "CLAUDE.md").symlink_to("AGENTS.md")
+    else:
+        (root / "CLAUDE.md").write_text("# Rules\nUse tabs.\n", encoding="utf-8")
+    _git(root, "add", "-A")
+    proc = subprocess.run([sys.executable, "-m", "hermes_audit", "scan", "-v", "--hermes-version",
+                           version, "."], cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    table = {ln.split()[0]: ln.split()[-1] for ln in proc.stdout.splitlines() if ln.startswith("  ") and
+             ln.split() and ln.split()[0] in ("AGENTS.md", "CLAUDE.md")}
+    assert table == {"AGENTS.md": "loaded", "CLAUDE.md": "shadowed"}, proc.stdout
+    ctx = subprocess.run([sys.executable, "-m", "hermes_audit", "context", "--format", "json", "--hermes-version",
+                          version, "--cwd", "."], cwd=root, capture_output=True, text=True, timeout=120)
+    entries = {e["path"]: e["status"] for e in json.loads(ctx.stdout)["files"]}
+    assert entries["CLAUDE.md"] == "shadowed" and entries["AGENTS.md"] == "loaded", entries
+    _code, report = _scan(root, "--hermes-version", version, ".")
+    assert not _codes(report, "HA604")

@@ -25,7 +25,7 @@ from hermes_audit.documents.reader import ReadResult, is_real_dir
 from hermes_audit.engine.finding import make_finding
 from hermes_audit.findings import Finding
 from hermes_audit.hermes.context import (
-    CEILING_CAP, FileEntry, LoadingIssue, RealFS, entry_document, loading_issues, simulate_context,
+    CEILING_CAP, SHADOWED, FileEntry, LoadingIssue, RealFS, entry_document, loading_issues, simulate_context,
 )
 from hermes_audit.hermes.hints import REFUSED_LINK_NOTE, hint_issues, simulate_hints
 from hermes_audit.hermes.loading import (
@@ -44,6 +44,10 @@ class LoadingResult:
     session_cwd: Optional[Path] = None
     by_document: list[tuple[Document, list[Finding]]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: the session's context files that the model says never load (status ``shadowed``: a higher-priority type
+    #: won), each as the document findings about it would point into: also a twin of the winner (``CLAUDE.md ->
+    #: AGENTS.md``, or the same text), which has no HA604 since nothing is lost, but is shadowed all the same
+    shadowed: list[Document] = field(default_factory=list)
 
 
 def _targets(paths: Sequence[Path]) -> tuple[list[str], set[str]]:
@@ -135,6 +139,11 @@ def loading_findings(
             f.path = where
         grouped.setdefault(id(doc), (doc, []))[1].extend(made)
     out.by_document = list(grouped.values())
+    for e in report.entries:
+        if e.status == SHADOWED and _inside(e.path, dirs, files):
+            doc = entry_document(e)
+            doc.path = display(e)
+            out.shadowed.append(doc)
     return out
 
 

@@ -122,6 +122,10 @@ class ScanResult:
     #: False for a profile whose session is not simulated (0.15, 0.18): a file Hermes' scan lets through
     #: may still be shadowed or cut, which this run cannot tell.
     session_modelled: bool = True
+    #: Display paths of scanned files the loading simulation says never load (a higher-priority context type
+    #: won), twins of the winner included: the verdict table's ``shadowed`` (round 9 of issue 18: a symlinked
+    #: ``CLAUDE.md -> AGENTS.md`` showed ``loaded`` while ``hermes-audit context`` said shadowed).
+    shadowed: set[str] = field(default_factory=set)
 
     @property
     def incomplete(self) -> bool:
@@ -749,6 +753,7 @@ def _add_loading_findings(result: ScanResult, lr, catalog: Catalog, options: Sca
         result.errors.append(lr)
         return
     result.notes.extend(lr.notes)
+    result.shadowed.update(doc.path for doc, _ in _as_scanned(result, [(d, []) for d in lr.shadowed], options))
     for doc, found in _as_scanned(result, lr.by_document, options):
         _keep_model_findings(result, doc, found, catalog, options, all_rules, rule_index)
 # --- end loading simulation ---------------------------------------------------------------------------

@@ -51,8 +51,9 @@ def plain_word(result) -> str:
 
 def display_status(result) -> dict[str, str]:
     """``{path: word}`` for the verdict table: the Hermes status (``loaded``, ``blocked``, ``warned``,
-    ``skipped``), except that a ``loaded`` file with a shadowing finding is ``shadowed`` and one with a
-    truncation finding ``truncated`` (see :data:`_LOADING_WORD`; shadowed wins)."""
+    ``skipped``), except that a ``loaded`` file with a shadowing finding, or one the loading simulation says
+    never loads (``result.shadowed``: a twin of the winner, such as ``CLAUDE.md -> AGENTS.md``, has no finding),
+    is ``shadowed`` and one with a truncation finding ``truncated`` (see :data:`_LOADING_WORD`; shadowed wins)."""
     words = {fr.document.path: fr.verdict.status for fr in result.files}
     plain = plain_word(result)
     if plain != "loaded":
@@ -61,6 +62,9 @@ def display_status(result) -> dict[str, str]:
         word, now = _LOADING_WORD.get(f.rule_id), words.get(f.path)
         if word and (now == "loaded" or (now == "truncated" and word == "shadowed")):
             words[f.path] = word
+    for path in getattr(result, "shadowed", ()):  # the loading model's word, finding or not (a twin has none)
+        if words.get(path) in ("loaded", "truncated"):
+            words[path] = "shadowed"
     return words
 
 
