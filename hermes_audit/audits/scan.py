@@ -15,7 +15,7 @@ from hermes_audit.audits import loading as loading_audit  # looked up when calle
 from hermes_audit.engine import seams  # looked up when called (tests replace seam_findings)
 from hermes_audit.audits.detectors import AuditEngine as Engine  # every detector a rule may name
 from hermes_audit.documents.document import Document
-from hermes_audit.documents.kinds import DocumentKind, classify
+from hermes_audit.documents.kinds import DocumentKind, classify, same_folded
 from hermes_audit.documents.reader import DEFAULT_MAX_BYTES, ReadStatus, is_dir_symlink, is_real_dir, read_file
 from hermes_audit.patterns.catalog import DEFAULT_VERSION, Catalog, Rule, load_catalog
 from hermes_audit.engine.engine import EngineError, make_finding
@@ -816,9 +816,9 @@ def _case_siblings(path: str, base: str, listed: dict[str, list[str]]) -> list[s
                 names = listed[d] = [] if os.path.islink(d) else os.listdir(d)
             except (OSError, ValueError):
                 names = listed[d] = []
-        want = parts[i].lower()
+        want = parts[i]
         for n in names:
-            if n.lower() != want:
+            if n != want and not same_folded(n, want):  # as APFS or NTFS compare names (round 9)
                 continue
             nxt = os.path.join(d, n)
             if i + 1 == len(parts):

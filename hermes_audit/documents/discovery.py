@@ -586,7 +586,8 @@ def _git_names(listed: list[str], root: Path, git_root: Path,
         name = rest[cut + 1:]
         # may_classify(rest), with its common cases inline (this loop sees every listed path)
         if name in CANDIDATE_NAMES or name.endswith(".mdc") or (low := name.lower()) in FOLDED_NAMES \
-                or low.endswith(".mdc") or ("\\" in name and may_classify(name)):  # also Agents.md (round 8)
+                or low.endswith(".mdc") or ("\\" in name and may_classify(name)) \
+                or ((not name.isascii() or name.endswith((".", " "))) and may_fold(name)):  # Agents.md, AGENTſ.md
             names.append(root / rest)
     return names, dirs
 

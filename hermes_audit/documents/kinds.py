@@ -8,6 +8,7 @@ The names come from Hermes Agent's loaders (``agent/prompt_builder.py``,
 from __future__ import annotations
 
 import enum
+import unicodedata
 from pathlib import PurePosixPath
 from typing import Iterable, Optional
 
@@ -82,13 +83,55 @@ ALL_KIND_NAMES = [k.value for k in DocumentKind]
 
 #: Base names :func:`classify` may accept besides ``*.mdc`` (used by :func:`may_classify`).
 CANDIDATE_NAMES = frozenset({*NAME_KINDS, "MEMORY.md", "USER.md"})
-#: :data:`CANDIDATE_NAMES` lower-cased (``str.lower``), each with the name it stands for: a name that differs from
-#: one of them only in case (``Agents.md``, ``claude.MD``, ``.HERMES.md``) is the file Hermes opens on a
-#: case-insensitive file system (round 8 of issue 18). ``agents.md`` and ``claude.md`` are names of their own
-#: (Hermes reads them after ``AGENTS.md``/``CLAUDE.md``), so they map to themselves. ``SKILL.md`` is left out: Hermes
-#: finds skills by comparing listed names with ``"SKILL.md"`` (case-sensitive on every system), not by opening it.
-FOLDED_NAMES: dict[str, str] = {n.lower(): n for n in sorted(CANDIDATE_NAMES - {"SKILL.md"},
-                                                             key=lambda n: (n.lower() == n, n))}
+#: The case-insensitive file systems Hermes users run, each with the place it stands for in messages
+#: (round 9 of issue 18; see :func:`fold_apfs` and :func:`fold_ntfs`).
+FOLD_PLACES = (("apfs", "macOS"), ("ntfs", "Windows"))
+
+
+def fold_apfs(name: str) -> str:
+    """``name`` as a case-insensitive APFS volume (macOS as installed) compares it: Unicode case folding, and
+    insensitive to normalization (Apple's APFS guide: "normalization-preserving, but not normalization-sensitive").
+    Modelled as NFD, full case folding (``str.casefold``: ``ſ`` U+017F and ``K`` U+212A KELVIN fold to ``s`` and
+    ``k``, the ligature ``ﬆ`` to ``st``), then NFD again. Approximate: APFS folds with the Unicode tables of its
+    macOS release, not Python's, and whether it applies the full (length-changing) foldings rather than only the
+    simple ones is not documented; a name this folding equates is claimed to open on macOS."""
+    if name.isascii():
+        return name.lower()
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", name).casefold())
+
+
+def fold_ntfs(name: str) -> str:
+    """``name`` as Windows opens it on NTFS: the Win32 layer drops trailing dots and spaces (``AGENTS.md.`` opens
+    ``AGENTS.md``), and NTFS compares names through the volume's ``$UpCase`` table, one UTF-16 unit to one:
+    modelled as Unicode's simple uppercase mapping (``ſ`` -> ``S``; ``K`` U+212A is already upper case, so the
+    Kelvin sign does not match ``K`` here; ligatures and ``ß`` have no one-character upper case and stay).
+    Normalization-sensitive: an NFD name and its NFC form are two names. Approximate: the ``$UpCase`` table is
+    written when the volume is formatted, from that Windows version's tables. (Git for Windows refuses to check
+    out a path with a trailing dot or space while ``core.protectNTFS`` is on, its default; an archive or a copy
+    still makes one.)"""
+    name = name.rstrip(". ") or name
+    if name.isascii():
+        return name.upper()
+    return "".join(u if len(u := c.upper()) == 1 else c for c in name)
+
+
+_FOLDS = {"apfs": fold_apfs, "ntfs": fold_ntfs}
+
+#: Per file system of :data:`FOLD_PLACES`: :data:`CANDIDATE_NAMES` folded, each with the name it stands for. A name
+#: that folds to one of them (``Agents.md``, ``claude.MD``, ``.HERMES.md``, ``AGENTſ.md``) is the file Hermes opens
+#: on that case-insensitive file system (round 8 of issue 18; round 9: Unicode folding rather than ``str.lower``).
+#: ``agents.md`` and ``claude.md`` are names of their own (Hermes reads them after ``AGENTS.md``/``CLAUDE.md``), so
+#: they map to themselves. ``SKILL.md`` is left out: Hermes finds skills by comparing listed names with
+#: ``"SKILL.md"`` (case-sensitive on every system), not by opening it.
+FOLDED: dict[str, dict[str, str]] = {
+    fs: {fold(n): n for n in sorted(CANDIDATE_NAMES - {"SKILL.md"}, key=lambda n: (n.lower() == n, n))}
+    for fs, fold in _FOLDS.items()
+}
+#: The directory names Hermes opens on the way to a context file, folded per file system.
+_FOLDED_DIRS: dict[str, dict[str, str]] = {fs: {fold(n): n for n in (".cursor", "rules", "memories")}
+                                           for fs, fold in _FOLDS.items()}
+#: The former ``str.lower`` table (ASCII names): kept for the listing's fast path.
+FOLDED_NAMES: dict[str, str] = FOLDED["apfs"]
 
 
 def may_classify(path: str) -> bool:
@@ -109,10 +152,13 @@ def may_classify(path: str) -> bool:
 
 
 def may_fold(name: str) -> bool:
-    """True when the base ``name`` equals a name Hermes reads, or ends in ``.mdc``, ignoring case (a case
-    variant :func:`classify` accepts)."""
-    low = name.lower()
-    return low in FOLDED_NAMES or low.endswith(".mdc")
+    """True when the base ``name`` equals a name Hermes reads, or ends in ``.mdc``, once folded as a
+    case-insensitive file system does (:func:`fold_apfs`, :func:`fold_ntfs`: a variant :func:`classify` may
+    accept)."""
+    if name.isascii() and not name.endswith((".", " ")):
+        low = name.lower()
+        return low in FOLDED_NAMES or low.endswith(".mdc")
+    return any(_FOLDS[fs](name) in FOLDED[fs] for fs in _FOLDS) or name.lower().endswith(".mdc")
 
 
 def classify(path: str) -> Optional[DocumentKind]:
@@ -134,7 +180,22 @@ def classify(path: str) -> Optional[DocumentKind]:
     name = path[path.rfind("/") + 1:].replace("\\", "/").rsplit("/", 1)[-1]
     if not may_fold(name):
         return None
-    return exact_kind(_folded(path))
+    for fs in _FOLDS:
+        kind = exact_kind(_folded(path, fs))
+        if kind is not None:
+            return kind
+    return None
+
+
+def fold_places(path: str) -> list[str]:
+    """Where a case variant ``path`` (:func:`case_variant`) opens as the Hermes name it stands for: the places of
+    :data:`FOLD_PLACES` whose folding makes it that name (``["macOS", "Windows"]`` for ``Agents.md``,
+    ``["macOS"]`` for a Kelvin sign ``K`` that only Unicode case folding maps to ``k``, ``["Windows"]`` for a
+    trailing dot or a ``.MDC`` suffix: ``Path.glob("*.mdc")`` compares names case-sensitively on macOS); empty
+    for an exact name or none at all."""
+    if exact_kind(path) is not None:
+        return []
+    return [place for fs, place in FOLD_PLACES if exact_kind(_folded(path, fs)) is not None]
 
 
 def case_variant(path: str) -> bool:
@@ -144,32 +205,42 @@ def case_variant(path: str) -> bool:
 
 
 def mdc_suffix_only(path: str) -> bool:
-    """True for a case variant whose only difference is the ``.mdc`` suffix of a Cursor rule (``x.MDC``):
-    Python's ``Path.glob("*.mdc")`` compares names case-sensitively on macOS (posix) and not on Windows, so only
-    Windows loads it."""
-    if not case_variant(path):
-        return False
-    p = path.replace("\\", "/")
-    head, _, name = p.rpartition("/")
-    return not name.endswith(".mdc") and exact_kind(f"{head}/{name[:-4]}.mdc" if head else f"{name[:-4]}.mdc") is not None
+    """True for a case variant that opens only on Windows (:func:`fold_places`): a ``.mdc`` suffix in other case
+    (``x.MDC``: Python's ``Path.glob("*.mdc")`` compares names case-sensitively on macOS and through
+    ``os.path.normcase``, that is ``str.lower``, on Windows), a trailing dot or space."""
+    return fold_places(path) == ["Windows"]
 
 
-def _folded(path: str) -> str:
-    """``path`` with each name that equals a Hermes name ignoring case (a file name of :data:`FOLDED_NAMES`,
-    ``.cursor``, ``rules``, ``memories``, a ``.mdc`` suffix) spelled as Hermes spells it."""
+def _folded(path: str, fs: str = "apfs") -> str:
+    """``path`` with each name that folds (on file system ``fs`` of :data:`FOLD_PLACES`) to a Hermes name (a file
+    name of :data:`FOLDED`, ``.cursor``, ``rules``, ``memories``) spelled as Hermes spells it; a ``.mdc`` suffix
+    in other case too on Windows, whose ``Path.glob`` lower-cases names before comparing."""
+    fold = _FOLDS[fs]
     parts = path.replace("\\", "/").split("/")
     out = []
     for i, part in enumerate(parts):
-        low = part.lower()
+        key = fold(part)
         if i == len(parts) - 1:
-            if low in FOLDED_NAMES:
-                part = FOLDED_NAMES[low]
-            elif low.endswith(".mdc"):
+            if key in FOLDED[fs]:
+                part = FOLDED[fs][key]
+            elif fs == "ntfs" and part.lower().endswith(".mdc"):
                 part = part[:-4] + ".mdc"
-        elif low in (".cursor", "rules", "memories"):
-            part = low
+        elif key in _FOLDED_DIRS[fs]:
+            part = _FOLDED_DIRS[fs][key]
         out.append(part)
     return "/".join(out)
+
+
+def same_folded(a: str, b: str) -> list[str]:
+    """The places of :data:`FOLD_PLACES` where names (or ``/``-separated paths) ``a`` and ``b`` name one file: each
+    component equal once folded (:func:`fold_apfs`, :func:`fold_ntfs`). Empty when they differ everywhere (or are
+    equal: then they are one name)."""
+    if a == b:
+        return []
+    pa, pb = a.split("/"), b.split("/")
+    if len(pa) != len(pb):
+        return []
+    return [place for fs, place in FOLD_PLACES if all(_FOLDS[fs](x) == _FOLDS[fs](y) for x, y in zip(pa, pb))]
 
 
 def exact_kind(path: str) -> Optional[DocumentKind]:
@@ -202,23 +273,25 @@ def hermes_label(path: str, kind: DocumentKind) -> str:
 
 
 def case_collisions(paths: Iterable[str]) -> dict[str, list[str]]:
-    """For each of ``paths`` (``/``-separated, relative to one root) that differs only in case from another of
-    them (``AGENTS.md`` and ``Agents.md``, ``.cursor/rules/x.mdc`` and ``.Cursor/rules/x.mdc``), the others,
-    sorted; paths in no such group, or in a group none of whose paths :func:`classify` accepts, are left out.
+    """For each of ``paths`` (``/``-separated, relative to one root) that names one file with another of them on a
+    case-insensitive file system (``AGENTS.md`` and ``Agents.md``, ``AGENTS.md`` and ``AGENTſ.md``,
+    ``.cursor/rules/x.mdc`` and ``.Cursor/rules/x.mdc``, a directory spelled in NFC and in NFD on macOS), the
+    others, sorted; paths in no such group, or in a group none of whose paths :func:`classify` accepts, are left
+    out. Names are compared as :func:`same_folded` does, per file system.
 
-    On a case-insensitive file system (macOS, Windows) such paths name one file: a checkout keeps one of them
-    and Hermes, which opens ``AGENTS.md``, reads whichever is left (round 8 of issue 18). Case is compared with
-    ``str.lower`` (what APFS and NTFS fold is close to it; a difference beyond it is not claimed).
+    On such a file system the paths name one file: a checkout keeps one of them and Hermes, which opens
+    ``AGENTS.md``, reads whichever is left (round 8 of issue 18).
     """
-    groups: dict[str, list[str]] = {}
-    for p in paths:
-        groups.setdefault(p.lower(), [])
-        if p not in groups[p.lower()]:
-            groups[p.lower()].append(p)
-    out: dict[str, list[str]] = {}
-    for members in groups.values():
-        if len(members) < 2 or not any(classify(m) is not None for m in members):
-            continue
-        for m in members:
-            out[m] = sorted(x for x in members if x != m)
-    return out
+    members_of: dict[str, set[str]] = {}
+    for fs, fold in _FOLDS.items():
+        groups: dict[str, list[str]] = {}
+        for p in paths:
+            key = "/".join(fold(x) for x in p.split("/"))
+            if p not in groups.setdefault(key, []):
+                groups[key].append(p)
+        for members in groups.values():
+            if len(members) < 2 or not any(classify(m) is not None for m in members):
+                continue
+            for m in members:
+                members_of.setdefault(m, set()).update(x for x in members if x != m)
+    return {m: sorted(others) for m, others in members_of.items()}

@@ -27,7 +27,9 @@ import posixpath
 from pathlib import Path
 from typing import Optional, Sequence
 
-from hermes_audit.documents.kinds import DocumentKind, case_collisions, classify, exact_kind, hermes_label
+from hermes_audit.documents.kinds import (
+    FOLD_PLACES, DocumentKind, case_collisions, classify, exact_kind, hermes_label, same_folded,
+)
 from hermes_audit.hermes.profiles import VersionProfile
 from hermes_audit.hermes.threats import ThreatScanner
 from hermes_audit.documents.reader import is_real_dir
@@ -155,6 +157,11 @@ def subdirectory_escape_issues(hints, fs, profile: VersionProfile, scanner: Thre
     return out
 
 
+def _place_name(fs_or_place: str) -> str:
+    """The place (``macOS``) of a file system of :data:`~hermes_audit.documents.kinds.FOLD_PLACES` (``apfs``)."""
+    return dict(FOLD_PLACES).get(fs_or_place, fs_or_place)
+
+
 def case_collision_issues(paths: Sequence[str], root: str, documents: Optional[dict] = None) -> list:
     """HA612 (``case-collision``) issues: one for each of ``paths`` (absolute, below ``root``) that differs only in
     case from another of them, where at least one has a name Hermes reads
@@ -176,8 +183,12 @@ def case_collision_issues(paths: Sequence[str], root: str, documents: Optional[d
         exact = next((x for x in [rel, *others] if exact_kind(x) is not None), None)
         read = f"Hermes reads whichever is left as {hermes_label(exact, kind)}" if exact else \
             "Hermes reads whichever is left"
+        places = [pl for pl, _ in FOLD_PLACES if any(_place_name(pl) in same_folded(rel, o) for o in others)]
+        where = " and ".join(_place_name(pl) for pl in places)
+        how = "differ only in case" if all(o.lower() == rel.lower() for o in others) else \
+            "differ only in case or Unicode form"
         out.append(LoadingIssue(R_CASE, e, 0, 0,
-                                f"{rel} and {named} differ only in case: on macOS and Windows (case-insensitive file "
+                                f"{rel} and {named} {how}: on {where} (case-insensitive file "
                                 f"systems) one replaces the other in a checkout and {read}, not necessarily the "
                                 "text reviewed on Linux; keep one"))
     return out

@@ -33,7 +33,7 @@ except ImportError:  # pragma: no cover - other interpreters
     from hashlib import blake2b as _blake2b
 
 from hermes_audit.documents.document import Document
-from hermes_audit.documents.kinds import DocumentKind, case_variant, exact_kind, mdc_suffix_only
+from hermes_audit.documents.kinds import DocumentKind, case_variant, exact_kind, fold_places
 from hermes_audit.documents.reader import ReadStatus
 from hermes_audit.hermes.outcomes import (
     BLOCKED, LOADED, SKIPPED, WARNED, HermesVerdict, LocatedHit, ScanUnit, blocked_marker, context_scan_unit,
@@ -102,19 +102,22 @@ def verdict_for(
         there = "it loads"
     return HermesVerdict(SKIPPED, message=(
         f"not loaded on a case-sensitive file system (Linux): Hermes opens fixed names and this one differs "
-        f"only in case; loaded on case-insensitive file systems ({place}), where the open finds this file: "
+        f"only in case{'' if doc.path.isascii() and not doc.path.endswith(('.', ' ')) else ' (or in what such a file system folds or drops)'}; "
+        f"loaded on case-insensitive file systems ({place}), where the open finds this file: "
         f"there {there}"))
 
 
 def _case_variant_place(doc: Document) -> Optional[str]:
-    """``"macOS, Windows"`` (``"Windows"`` for a ``.mdc`` suffix in other case: ``Path.glob`` compares names
-    case-sensitively on macOS) when ``doc`` is a case variant of a name Hermes reads, else ``None``."""
+    """Where a case variant of a name Hermes reads opens as that name (:func:`~hermes_audit.documents.kinds.fold_places`):
+    ``"macOS, Windows"``, ``"macOS"`` (a Kelvin sign or a ligature only Unicode case folding maps), ``"Windows"``
+    (a ``.mdc`` suffix in other case: ``Path.glob`` compares names case-sensitively on macOS; a trailing dot or
+    space); ``None`` when ``doc`` is no case variant."""
     path = doc.path.replace("\\", "/")
     if exact_kind(path) is None and doc.abs_path is not None and not case_variant(path):
         path = doc.abs_path.as_posix()  # a scan of .cursor/rules itself: the kind comes from the full path
     if not case_variant(path):
         return None
-    return "Windows" if mdc_suffix_only(path) else "macOS, Windows"
+    return ", ".join(fold_places(path)) or None
 
 
 def _verdict_for(
