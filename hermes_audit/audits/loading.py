@@ -21,7 +21,7 @@ from typing import Callable, Optional, Sequence
 
 from hermes_audit.audits.detectors import AuditEngine
 from hermes_audit.documents.document import Document
-from hermes_audit.documents.reader import ReadResult, is_real_dir
+from hermes_audit.documents.reader import ReadResult, ReadStatus, is_real_dir
 from hermes_audit.engine.finding import make_finding
 from hermes_audit.findings import Finding
 from hermes_audit.hermes.context import (
@@ -141,9 +141,9 @@ def loading_findings(
     out.by_document = list(grouped.values())
     for e in report.entries:
         if e.status == SHADOWED and _inside(e.path, dirs, files):
-            doc = entry_document(e)
-            doc.path = display(e)
-            out.shadowed.append(doc)
+            # a document of its own: the one findings point into is renamed by the scan after this (one path per file)
+            rd = e.read if e.read is not None else ReadResult(ReadStatus.MISSING, detail=e.reason)
+            out.shadowed.append(Document(path=display(e), kind=e.kind, read=rd, abs_path=Path(e.path)))
     return out
 
 
