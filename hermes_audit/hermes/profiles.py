@@ -1,6 +1,6 @@
 """Hermes version profiles: the behaviour that differs between Hermes releases, as data.
 
-One YAML file per profile in ``hermes_audit/hermes/versions/`` (``0.13``, ``0.15``, ``0.17``, ``0.18``, ``0.19``,
+One YAML file per profile in ``hermes_audit/hermes/versions/`` (``0.13``, ``0.15``, ``0.16``, ``0.17``, ``0.18``, ``0.19``,
 ``0.20``, ``latest``): the releases it stands for, the package it is tested against, the threat-pattern
 catalog it uses (``rules/hermes-parity.yaml``), and each switch with the Hermes file and
 release it comes from (``unconfirmed: true`` when no runnable package confirms the value, only
@@ -335,7 +335,7 @@ PROFILES: dict[str, VersionProfile] = load_profiles()
 #: Profile names, newest first (``latest``, then releases by version).
 VERSIONS: tuple[str, ...] = tuple(sorted(PROFILES, key=lambda n: (n != "latest", [-int(x) for x in n.split(".")]
                                                                   if n != "latest" else [])))
-#: Release name -> profile name (0.16.0 -> 0.15).
+#: Release name -> profile name (0.15.2 -> 0.15, 0.16.0 -> 0.16).
 RELEASES: dict[str, str] = {r: p.name for p in PROFILES.values() for r in p.releases}
 #: Releases no profile models yet, with why.
 UNMODELLED_RELEASES: dict[str, str] = {}
