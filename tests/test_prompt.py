@@ -243,6 +243,21 @@ def test_0_13_to_0_16_order_and_layers(catalog, tmp_path, fake_source, version, 
                               (" 09:30 AM\n" if version == "0.13" else "\n"))
 
 
+@pytest.mark.parametrize("version,profile,noted", [("0.14.0", "0.13", False), ("0.13.0", "0.13", False),
+                                                  ("0.15.0", "0.13", True), ("0.16.0", "0.16", False)])
+def test_fixed_texts_of_a_release_of_the_profile_need_no_note(catalog, session, tmp_path, version, profile, noted):
+    """0.14.0's texts, read from its installed source, are what a 0.14.0 session uses (profile 0.13's texts are
+    named after 0.13.0): no "may differ" note; a source of another profile's release gets it."""
+    proj, home = session
+    src = tmp_path / "src"
+    for rel, text in (("agent/prompt_builder.py", FAKE_PB), ("agent/system_prompt.py", FAKE_SP),
+                      ("agent/coding_context.py", FAKE_CC)):
+        w(src / rel, text)
+    w(src / "pyproject.toml", f'[project]\nname = "hermes-agent"\nversion = "{version}"\n')
+    r = run(catalog, proj, home, version=profile, source=open_source(src))
+    assert any("may differ" in n for n in r.notes) == noted, r.notes
+
+
 def test_0_13_gives_no_grok_execution_guidance(catalog, session, fake_source):
     """0.13.0-0.14.0 (run_agent.py): the OpenAI execution guidance for ``gpt``/``codex`` only; 0.15.0 on Grok too."""
     proj, home = session

@@ -1023,7 +1023,9 @@ class _Builder:
         self.src_note = ""
         self.memory_hang: Optional[mem.StoreReport] = None
         want = profile.prompt_fixed_texts_release
-        if source is not None and source.version and want and source.version != want:
+        # a release of the profile is the one the user runs: its installed texts are the texts (0.14.0's for 0.13)
+        if source is not None and source.version and want and source.version != want \
+                and source.version not in profile.releases:
             self.notes.append(f"fixed texts come from hermes-agent {source.version}, not {want}: they may differ")
         elif source is not None and not want and source.version:
             self.notes.append(f"profile {profile.name} with fixed texts from hermes-agent {source.version}: the newest "
