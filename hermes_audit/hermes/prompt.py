@@ -24,6 +24,11 @@ order the reference gives for the newest source (profile ``latest``,
   and a ``Platform:`` line, and the coding workspace snapshot (when there is
   one) moves to the *context* tier together with everything after it up to the
   platform hint;
+* older releases (profiles ``0.13`` to ``0.18``) follow 0.19's order with the layers their release lacks
+  absent and a few rules changed, each a profile switch (``prompt_*``, ``skills_*``; docs/prompt.md "Older
+  releases"): 0.13.0-0.14.0 assemble it in ``AIAgent._build_system_prompt_parts`` of ``run_agent.py``
+  (no active-profile line, the time of day in the session line), 0.15.0-0.16.0 in ``agent/system_prompt.py``
+  without the steering note, parallel-tool-call guidance, coding posture or ``platform_hints`` overrides;
 * ``agent.system_prompt`` from config.yaml (or ``HERMES_EPHEMERAL_SYSTEM_PROMPT``)
   is Hermes' *ephemeral* system prompt: not part of the cached prompt, appended
   after it with ``"\\n\\n"`` at every API call (tier ``api-call`` here).
