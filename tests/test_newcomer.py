@@ -327,8 +327,8 @@ def test_verdict_heading_says_which_profile_answers_for_a_release(tmp_path, monk
     """Issue 22 (QA): ``--hermes-version 0.17.0`` showed "Hermes verdicts (0.15)", which read as a mistake;
     the heading now names the profile and the releases it models."""
     (tmp_path / "AGENTS.md").write_text("Run the tests.\n", encoding="utf-8")
-    r = _invoke(["scan", "--color", "never", "--hermes-version", "0.16.0"], tmp_path, monkeypatch)
-    assert "Hermes verdicts (0.15, releases 0.15.0-0.16.0): 1 file" in r.stdout
+    r = _invoke(["scan", "--color", "never", "--hermes-version", "0.15.2"], tmp_path, monkeypatch)
+    assert "Hermes verdicts (0.15, releases 0.15.0-0.15.2): 1 file" in r.stdout
     r = _invoke(["scan", "--color", "never", "--hermes-version", "0.19.0"], tmp_path, monkeypatch)
     assert "Hermes verdicts (0.19): 1 file" in r.stdout
 

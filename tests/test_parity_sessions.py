@@ -1,4 +1,5 @@
-"""Differential tests of the session simulation of profiles 0.13, 0.15 and 0.17 against their packages (issue 20).
+"""Differential tests of the session simulation of profiles 0.13, 0.15, 0.16 and 0.17 against their packages
+(issue 20).
 
 One test per comparison, parametrised over the releases (each behind its own marker, ``pytest -m hermes_0_15_0``),
 through the shared helpers of tests/session_oracle.py: the ``# Project Context`` block and SOUL.md byte for byte on
@@ -7,8 +8,8 @@ generated trees and on the cases where the releases differ (the fixed 20,000 cap
 git root up to 0.17.0), the subdirectory hints call by call on generated traces (``~unknown_user`` and symlink
 loops make ``check_tool_call`` raise up to 0.17.0; 0.13.0-0.14.0 load hints outside the working directory),
 ``hermes profile install`` (user-owned names dropped at every depth up to 0.16.0, symlinks followed up to 0.14.0),
-the memory blocks of stores on disk (0.13.0-0.14.0 do not scan at load) and, for 0.17.0, the whole prompt byte for
-byte. The comparisons record their counts (tests/differential.py) when recording.
+the memory blocks of stores on disk (0.13.0-0.14.0 do not scan at load) and the whole prompt byte for byte. The
+comparisons record their counts (tests/differential.py) when recording.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def _release(release: str, profile: str):
 
 #: (release, the profile that models it) for every release whose session part this file proves.
 SESSION_RELEASES = [_release("0.13.0", "0.13"), _release("0.14.0", "0.13"), _release("0.15.0", "0.15"),
-                    _release("0.17.0", "0.17")]
+                    _release("0.16.0", "0.16"), _release("0.17.0", "0.17")]
 
 
 @pytest.mark.parametrize("release, profile", SESSION_RELEASES)
@@ -178,19 +179,39 @@ def test_hints_outside_the_working_directory_equal_the_release(oracle_for, catal
         prof.hint_outside_working_dir
 
 
-#: The releases whose prompt dry run is modelled here (0.17.0's agent/system_prompt.py is 0.18.2's but for the
-#: computer-use block; 0.13.0-0.16.0's are not modelled).
-PROMPT_RELEASES = [_release("0.17.0", "0.17")]
+#: The releases whose prompt dry run this file proves (0.17.0's agent/system_prompt.py is 0.18.2's but for the
+#: computer-use block; 0.15.0 on build it in agent/system_prompt.py, 0.13.0-0.14.0 in run_agent.py's AIAgent).
+PROMPT_RELEASES = [_release("0.13.0", "0.13"), _release("0.14.0", "0.13"), _release("0.15.0", "0.15"),
+                   _release("0.16.0", "0.16"), _release("0.17.0", "0.17")]
+#: The environments each runs with: 0.17.0 the desktop surfaces; the older ones plain and with an embedder's
+#: environment hint and the desktop marker set (0.16.0 adds the hint line; none of them has the desktop line).
+PROMPT_ENVS = {"plain": {}, "desktop": {"HERMES_DESKTOP": "1"}, "desktop-terminal": {"HERMES_DESKTOP_TERMINAL": "yes"},
+               "embedder-hint": {"HERMES_ENVIRONMENT_HINT": "Outbound traffic goes through a proxy.", "HERMES_DESKTOP": "1"}}
+PROMPT_RUNS = [pytest.param(*r.values, PROMPT_ENVS[env], id=f"{r.id}-{env}", marks=r.marks) for r in PROMPT_RELEASES
+               for env in (("plain", "desktop", "desktop-terminal") if r.values[0] == "0.17.0" else
+                           ("plain", "embedder-hint"))]
 
 
-@pytest.mark.parametrize("release, profile", PROMPT_RELEASES)
-@pytest.mark.parametrize("extra_env", [{}, {"HERMES_DESKTOP": "1"}, {"HERMES_DESKTOP_TERMINAL": "yes"}],
-                         ids=["plain", "desktop", "desktop-terminal"])
+@pytest.mark.parametrize("release, profile, extra_env", PROMPT_RUNS)
 def test_prompt_equals_the_release_byte_for_byte(oracle_for, catalog, tmp_path, release, profile, extra_env):
     """The whole prompt, tier by tier, on the frozen sessions of tests/test_prompt_oracle.py and a tui session:
     0.17.0 has the desktop line, no Telegram rich-messages extension, no tui pane clarifier, no
-    ``agent.coding_instructions`` and takes any git repository for a code workspace."""
+    ``agent.coding_instructions`` and takes any git repository for a code workspace; 0.13.0-0.16.0 have no
+    coding posture, steering note or parallel-tool-call guidance and ignore config.yaml ``platform_hints``; 0.16.0
+    adds the task-completion guidance, the embedder's environment hint and the ``environments:`` filter of the
+    skills index; 0.13.0-0.14.0 have no active-profile line and give the time of day."""
     theirs = compare_prompt(oracle_for(release), catalog, tmp_path, profile, release, extra_env)
-    if extra_env:
-        assert "Runtime surface: you're running inside the Hermes desktop GUI app." in theirs[0]["prompt"]
-    assert "Operator instructions" not in theirs[4]["prompt"]  # config.yaml sets them; 0.17.0 ignores them
+    prof = get_profile(profile)
+    first = theirs[0]["prompt"]
+    desktop_line = "Runtime surface: you're running inside the Hermes desktop GUI app."
+    assert (desktop_line in first) == bool(extra_env and prof.prompt_desktop_environment_hint)
+    assert "Operator instructions" not in theirs[4]["prompt"]  # config.yaml sets them; none of these reads them
+    assert ("Keep replies short." in theirs[1]["prompt"]) == prof.prompt_platform_hint_overrides
+    assert ("Active Hermes profile: default." in first) == prof.prompt_active_profile_line
+    assert ("Wednesday, July 15, 2026 09:30 AM" in first) == prof.prompt_session_time_of_day
+    assert ("\n# Finishing the job\n" in first) == prof.prompt_task_completion
+    assert ("- old" in first) == (not prof.skills_prune_support_dirs)  # skills/ops/deploy/references/old/SKILL.md
+    if not os.path.isdir("/run/s6") and not os.path.isdir("/package/admin/s6-overlay"):
+        assert ("- s6only" in first) == (not prof.skills_environments_filter)
+    if "HERMES_ENVIRONMENT_HINT" in extra_env:
+        assert ("Outbound traffic goes through a proxy." in first) == prof.prompt_environment_hint_extra

@@ -33,7 +33,7 @@ def run(catalog, cwd, home, version="0.19", source=None, **kw):
     profile = get_profile(version)
     settings = P.PromptSettings(cwd=Path(cwd), home=Path(home), now=kw.pop("now", NOW), environ=kw.pop("environ", ENV),
                                 provider=kw.pop("provider", "openrouter"), **kw)
-    return P.assemble(settings, profile, scanner_for(catalog.parity, profile.name), source,
+    return P.assemble(settings, profile, scanner_for(catalog.parity, profile.scanner), source,
                       counter=get_counter("chars"))
 
 
@@ -205,6 +205,84 @@ def test_019_order_and_tiers(catalog, session, fake_source):
                              "Provider: openrouter")
     assert "# Project Context\n\nThe following project context files have been loaded and should be followed:\n\n"\
            "## AGENTS.md\n\n# Rules" in r.prompt
+
+
+@pytest.mark.parametrize("version,stable", [
+    ("0.13", ["identity", "help-guidance", "tool-guidance", "skills-index", "environment-hints", "platform-hint"]),
+    ("0.15", ["identity", "help-guidance", "tool-guidance", "skills-index", "environment-hints", "active-profile",
+              "platform-hint"]),
+    ("0.16", ["identity", "help-guidance", "task-completion", "tool-guidance", "skills-index", "environment-hints",
+              "environment-probe", "active-profile", "platform-hint"]),
+])
+def test_0_13_to_0_16_order_and_layers(catalog, tmp_path, fake_source, version, stable):
+    """Issue 20: 0.13.0-0.16.0 have no parallel-tool-call guidance, steering note or coding posture and ignore
+    config.yaml ``platform_hints``; 0.16.0 adds the task-completion guidance, the probe line and the embedder's
+    environment hint; 0.13.0-0.14.0 have no active-profile line and give the time of day; the skills index of
+    0.13.0-0.15.2 walks support directories and has no ``environments:`` filter (tests/test_parity_sessions.py
+    compares each with its package)."""
+    proj, home = tmp_path / "proj", tmp_path / "home"
+    (proj / ".git").mkdir(parents=True)
+    w(proj / "app.py", "print(1)\n")
+    w(home / "SOUL.md", "You are Kit.\n")
+    w(home / "skills" / "dev" / "tdd" / "SKILL.md", "---\nname: tdd\ndescription: Test first\n---\n")
+    w(home / "skills" / "dev" / "tdd" / "references" / "old" / "SKILL.md", "---\nname: old\n---\n")
+    w(home / "skills" / "ops" / "s6only" / "SKILL.md", "---\nname: s6only\nenvironments: [s6]\n---\n")
+    w(home / "config.yaml", "agent:\n  coding_context: \"on\"\nplatform_hints:\n  cli: {append: MORE}\n")
+    env = {**ENV, "HERMES_ENVIRONMENT_HINT": "EMBEDDER", "TERMINAL_CWD": str(tmp_path)}
+    r = run(catalog, proj, home, version=version, source=fake_source, model="x-ai/grok-4",
+            environ=env, tools=frozenset({"memory", "skills_list", "terminal"}))
+    prof = get_profile(version)
+    assert ids(r, "stable") == stable
+    assert r.prompt.count("CLI-HINT") == 1 and "MORE" not in r.prompt
+    assert ("EMBEDDER" in r.prompt) == prof.prompt_environment_hint_extra
+    assert (f"Current working directory: {tmp_path}\n" in r.prompt + "\n") == prof.prompt_env_hint_terminal_cwd
+    assert ("    - old" in r.prompt) and (("s6only" in r.prompt) == (not prof.skills_environments_filter)
+                                         or os.path.isdir("/run/s6"))
+    session = next(ly for ly in r.included() if ly.id == "session").text
+    assert session.startswith("Conversation started: Wednesday, July 15, 2026" +
+                              (" 09:30 AM\n" if version == "0.13" else "\n"))
+
+
+@pytest.mark.parametrize("version,profile,noted", [("0.14.0", "0.13", False), ("0.13.0", "0.13", False),
+                                                  ("0.15.0", "0.13", True), ("0.16.0", "0.16", False)])
+def test_fixed_texts_of_a_release_of_the_profile_need_no_note(catalog, session, tmp_path, version, profile, noted):
+    """0.14.0's texts, read from its installed source, are what a 0.14.0 session uses (profile 0.13's texts are
+    named after 0.13.0): no "may differ" note; a source of another profile's release gets it."""
+    proj, home = session
+    src = tmp_path / "src"
+    for rel, text in (("agent/prompt_builder.py", FAKE_PB), ("agent/system_prompt.py", FAKE_SP),
+                      ("agent/coding_context.py", FAKE_CC)):
+        w(src / rel, text)
+    w(src / "pyproject.toml", f'[project]\nname = "hermes-agent"\nversion = "{version}"\n')
+    r = run(catalog, proj, home, version=profile, source=open_source(src))
+    assert any("may differ" in n for n in r.notes) == noted, r.notes
+
+
+def test_0_13_gives_no_grok_execution_guidance(catalog, session, fake_source):
+    """0.13.0-0.14.0 (run_agent.py): the OpenAI execution guidance for ``gpt``/``codex`` only; 0.15.0 on Grok too."""
+    proj, home = session
+    w(home / "config.yaml", "agent:\n  tool_use_enforcement: true\n")
+    old = run(catalog, proj, home, version="0.13", source=fake_source, model="x-ai/grok-4")
+    new = run(catalog, proj, home, version="0.15", source=fake_source, model="x-ai/grok-4")
+    assert "OPENAI-EXEC" not in old.prompt and "OPENAI-EXEC" in new.prompt
+
+
+def test_platform_disabled_replaces_the_global_list_up_to_0_16(tmp_path):
+    """0.13.0-0.16.0 ``get_disabled_skill_names``: the platform's list replaces ``skills.disabled`` (0.17.0 on it
+    is added), and the platform comes from ``HERMES_PLATFORM`` only."""
+    home = tmp_path / "home"
+    for n in ("a", "b"):
+        w(home / "skills" / "x" / n / "SKILL.md", f"---\nname: {n}\n---\n")
+    cfg = {"skills": {"disabled": ["a"], "platform_disabled": {"telegram": ["b"]}}}
+    env = {**ENV, "HERMES_PLATFORM": "telegram"}
+
+    def shown(rules, environ=env, platform="cli"):
+        idx = P.build_skills_index(P.ctx.RealFS(), str(home), cfg, set(), set(), platform, environ, rules=rules)
+        return {s.name for s in idx.skills if s.shown}
+
+    old = P.SkillRules(platform_union=False)
+    assert shown(P.SkillRules()) == set() and shown(old) == {"a"}
+    assert shown(P.SkillRules(), ENV, "telegram") == set() and shown(old, ENV, "telegram") == {"b"}
 
 
 def test_latest_order_follows_reference_7_3(catalog, session, fake_source):

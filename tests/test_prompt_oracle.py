@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -19,9 +18,7 @@ from click.testing import CliRunner
 from hermes_audit.cli.main import cli
 from hermes_audit.hermes import prompt as P
 from hermes_audit.hermes.hermes_source import open_source
-from hermes_audit.hermes.profiles import get_profile
-from hermes_audit.hermes.threats import scanner_for
-from hermes_audit.hermes.tokens import get_counter
+from tests.session_oracle import assert_prompts_equal, ours_prompt, record
 
 DEFAULT = sorted(P.DEFAULT_TOOLS)
 
@@ -135,24 +132,15 @@ def _cases(base: Path) -> list[dict]:
     return cases
 
 
-def _ours(case: dict, source) -> P.PromptReport:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_")}
-    settings = P.PromptSettings(
-        cwd=Path(case["cwd"]), home=Path(case["hermes_home"]), platform=case["platform"], model=case["model"],
-        provider=case["provider"], tools=frozenset(case["tools"]), context_length=case["context_length"],
-        now=datetime.fromisoformat(case["now"]), system_message=case["system_message"], session_id=case["session_id"],
-        environ=env)
-    profile = get_profile("0.19")
-    from hermes_audit.patterns.catalog import load_catalog
-
-    return P.assemble(settings, profile, scanner_for(load_catalog().parity, "0.19"), source, counter=get_counter("chars"))
+def _ours(case: dict, source, catalog) -> P.PromptReport:
+    return ours_prompt(case, source, catalog, "0.19", {})
 
 
-def test_prompt_equals_hermes_019_byte_for_byte(oracle, site_packages, tmp_path):
+def test_prompt_equals_hermes_019_byte_for_byte(oracle, catalog, site_packages, tmp_path):
     source = open_source(site_packages)
     assert source.version == "0.19.0"
     cases = _cases(tmp_path)
-    ours = [_ours(c, source) for c in cases]
+    ours = [_ours(c, source, catalog) for c in cases]
     # the command line path as well (case 1, JSON)
     c = cases[0]
     res = CliRunner().invoke(cli, [
@@ -162,14 +150,7 @@ def test_prompt_equals_hermes_019_byte_for_byte(oracle, site_packages, tmp_path)
         catch_exceptions=False)
     cli_prompt = json.loads(res.stdout)["prompt"]
     theirs = oracle.run("prompt_build", {"cases": cases})
-    for i, (mine, hermes) in enumerate(zip(ours, theirs), 1):
-        assert hermes["error"] is None, hermes["error"]
-        assert mine.exact, (i, [(ly.id, ly.status) for ly in mine.included()])
-        for tier in ("stable", "context", "volatile"):
-            assert mine.tier_texts()[tier] == hermes["parts"][tier], (i, tier)
-        assert mine.prompt == hermes["prompt"], i
-    from tests.session_oracle import record
-
+    assert_prompts_equal(ours, theirs)
     record(oracle, "prompt", len(cases), 4 * len(cases))
     assert cli_prompt == theirs[0]["prompt"]
     # the cases exercise what they claim to
@@ -188,7 +169,7 @@ def test_prompt_equals_hermes_019_byte_for_byte(oracle, site_packages, tmp_path)
     assert "memory" not in st[7] and "user-profile" not in st[7]
 
 
-def test_git_workspace_known_layers_match_hermes(oracle, site_packages, tmp_path):
+def test_git_workspace_known_layers_match_hermes(oracle, catalog, site_packages, tmp_path):
     """In a git repository Hermes runs git for the workspace snapshot; hermes-audit leaves those lines as a
     placeholder. Every other layer must still appear in Hermes' prompt verbatim and in order."""
     source = open_source(site_packages)
@@ -202,7 +183,7 @@ def test_git_workspace_known_layers_match_hermes(oracle, site_packages, tmp_path
     case = {"cwd": str(d), "hermes_home": str(h), "now": "2026-07-15T09:30:00+00:00", "tools": DEFAULT,
             "model": "anthropic/claude-sonnet-4", "provider": "openrouter", "platform": "cli", "context_length": None,
             "system_message": None, "session_id": None}
-    mine = _ours(case, source)
+    mine = _ours(case, source, catalog)
     [hermes] = oracle.run("prompt_build", {"cases": [case]})
     assert hermes["error"] is None, hermes["error"]
     ws = next(ly for ly in mine.layers if ly.id == "coding-workspace")

@@ -120,11 +120,17 @@ def test_memory_drift_guard_is_absent_up_to_0_14(tmp_path):
 
 
 def test_scan_runs_the_loading_simulation_without_the_prompt_dry_run(tmp_path, monkeypatch):
-    """A profile with context and hints but no prompt (0.15): scan's loading findings (the shadowed CLAUDE.md)
-    are reported and a note says the prompt dry run is skipped (before issue 20 both were skipped)."""
+    """A profile with context and hints but no prompt (a stand-in of 0.16 without it: every profile models the
+    prompt now): scan's loading findings (the shadowed CLAUDE.md) are reported and a note says the prompt dry run
+    is skipped (before issue 20 both were skipped)."""
+    from dataclasses import replace
+
     from click.testing import CliRunner
 
     from hermes_audit.cli.main import cli
+    from hermes_audit.hermes import profiles as PR
+
+    monkeypatch.setitem(PR.PROFILES, "0.16", replace(PR.PROFILES["0.16"], simulations=("context", "hints", "profile")))
 
     (tmp_path / ".git").mkdir()
     (tmp_path / "AGENTS.md").write_text("Run tests.\n", encoding="utf-8")

@@ -59,7 +59,8 @@ def test_differential_counts_are_recorded_only_when_asked(tmp_path, monkeypatch)
     assert differential.summary("0.99.0") == "not recorded"
 
 
-@pytest.mark.parametrize("name,want", [("0.15.0", "0.15"), ("0.16.0", "0.15"), ("0.17", "0.17"), ("0.17.0", "0.17"), ("v0.18.2", "0.18"),
+@pytest.mark.parametrize("name,want", [("0.15.0", "0.15"), ("0.15.2", "0.15"), ("0.15", "0.15"),
+                                       ("0.16.0", "0.16"), ("0.16", "0.16"), ("0.17", "0.17"), ("0.17.0", "0.17"), ("v0.18.2", "0.18"),
                                        ("0.18.0", "0.18"), ("0.19.0", "0.19"), ("0.19", "0.19"), ("latest", "latest"),
                                        ("0.20", "0.20"), ("0.20.1", "0.20"), ("v0.20.1", "0.20"), ("0.20.1.2", "0.20"),
                                        (" LATEST ", "latest"), ("0.13.0", "0.13"), ("0.14", "0.13"),
@@ -187,22 +188,33 @@ def test_config_file_takes_a_release_name(tmp_path):
     assert data["hermes_version"] == "0.17" and data["files"][0]["hermes"]["status"] == "blocked"
 
 
-@pytest.mark.parametrize("command,version,label", [(["prompt"], "0.13", "Hermes 0.13-0.14"),
-                                                   (["prompt"], "0.14.0", "Hermes 0.13-0.14"),
-                                                   (["prompt"], "0.15", "Hermes 0.15-0.16")])
-def test_session_commands_refuse_a_profile_without_a_session_model(tmp_path, command, version, label):
-    r = CliRunner().invoke(cli, [*command, "--hermes-version", version, "--cwd", str(tmp_path)],
+def test_every_profile_models_the_whole_session():
+    """Issue 20: since 0.13.0-0.16.0's prompt (tests/test_parity_sessions.py), every profile has every part."""
+    assert all(p.session_model for p in P.PROFILES.values())
+
+
+@pytest.mark.parametrize("command", [["prompt"], ["context", "--hermes-home", "h"]])
+def test_session_commands_refuse_a_profile_without_a_session_model(tmp_path, monkeypatch, command):
+    """A profile file without ``prompt`` (or ``context``) in ``simulations`` is refused in one line (no profile
+    lacks one now: a stand-in of 0.15 without them)."""
+    from dataclasses import replace
+
+    monkeypatch.setitem(P.PROFILES, "0.15", replace(P.PROFILES["0.15"], simulations=("hints", "profile")))
+    (tmp_path / "h").mkdir()
+    command = [str(tmp_path / c) if c == "h" else c for c in command]
+    r = CliRunner().invoke(cli, [*command, "--hermes-version", "0.15.1", "--cwd", str(tmp_path)],
                            env={"HERMES_AUDIT_SERVER": ""})
-    assert r.exit_code == 2 and f"not modelled for {label}" in r.output
+    assert r.exit_code == 2 and "not modelled for Hermes 0.15" in r.output, r.output
     assert len(r.output.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("version,label", [("0.14.0", "Hermes 0.13-0.14"), ("0.16.0", "Hermes 0.15-0.16"),
+@pytest.mark.parametrize("version,label", [("0.13", "Hermes 0.13-0.14"), ("0.14.0", "Hermes 0.13-0.14"),
+                                           ("0.15", "Hermes 0.15"), ("0.16.0", "Hermes 0.16.0"),
                                            ("0.17", "Hermes 0.17.0")])
-@pytest.mark.parametrize("command", [["context", "--hermes-home", "h"], ["hints", "x.py"]])
-def test_0_13_to_0_17_model_the_context_files_and_the_hints(tmp_path, command, version, label):
-    """Issue 20: the context loaders, the hints and the install plan of 0.13.0-0.14.0, 0.15.0-0.16.0 and
-    0.17.0 are modelled (tests/test_parity_sessions.py compares them with the packages); the prompt is not."""
+@pytest.mark.parametrize("command", [["context", "--hermes-home", "h"], ["hints", "x.py"], ["prompt", "--hermes-home", "h"]])
+def test_0_13_to_0_17_model_the_session(tmp_path, command, version, label):
+    """Issue 20: the context loaders, the hints, the install plan and the prompt of 0.13.0-0.14.0, 0.15.0-0.15.2,
+    0.16.0 and 0.17.0 are modelled (tests/test_parity_sessions.py compares them with the packages)."""
     (tmp_path / "h").mkdir()
     command = [str(tmp_path / c) if c == "h" else c for c in command]
     r = CliRunner().invoke(cli, [*command, "--hermes-version", version, "--cwd", str(tmp_path)],
@@ -320,7 +332,7 @@ def test_a_shell_wrappers_interpreter_is_not_read_as_hermes_environment(tmp_path
 
 def test_0_17_models_the_prompt(tmp_path):
     """0.17.0's agent/system_prompt.py is 0.18.2's but for the computer-use block (tests/test_parity_sessions.py
-    compares the whole prompt with the package); 0.13.0-0.16.0's prompt is refused."""
+    compares the whole prompt with the package)."""
     (tmp_path / "h").mkdir()
     r = CliRunner().invoke(cli, ["prompt", "--hermes-home", str(tmp_path / "h"), "--hermes-version", "0.17.0",
                                  "--cwd", str(tmp_path)], env={"HERMES_AUDIT_SERVER": ""})

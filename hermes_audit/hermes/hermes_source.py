@@ -39,6 +39,7 @@ PROMPT_BUILDER = "agent/prompt_builder.py"
 SYSTEM_PROMPT = "agent/system_prompt.py"
 CODING_CONTEXT = "agent/coding_context.py"
 DEFAULT_SOUL = "hermes_cli/default_soul.py"
+SKILL_UTILS = "agent/skill_utils.py"
 TOOLSETS = "toolsets.py"
 
 #: Where each fixed text lives: key -> (module, constant name).
@@ -383,11 +384,13 @@ class HermesSource:
             return None
         ops = _flatten_add(frame_expr)
         join_at = next((i for i, op in enumerate(ops) if isinstance(op, ast.Call)), None)
-        if join_at is None or not ops or not isinstance(ops[-1], ast.Name):
+        if join_at is None or not ops:
             return None
+        # 0.17.0 on end with ``+ hidden_note`` (the demotion note, ``demoted_note``); 0.13.0-0.16.0 with the text
+        end = len(ops) - 1 if isinstance(ops[-1], ast.Name) else len(ops)
         try:
             before = "".join(_Evaluator(env).eval(op) for op in ops[:join_at])
-            after = "".join(_Evaluator(env).eval(op) for op in ops[join_at + 1:-1])
+            after = "".join(_Evaluator(env).eval(op) for op in ops[join_at + 1:end])
         except (_Unsupported, TypeError):
             return None
         return SkillsFrame(before, after, note)

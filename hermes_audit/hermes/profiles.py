@@ -1,6 +1,6 @@
 """Hermes version profiles: the behaviour that differs between Hermes releases, as data.
 
-One YAML file per profile in ``hermes_audit/hermes/versions/`` (``0.13``, ``0.15``, ``0.17``, ``0.18``, ``0.19``,
+One YAML file per profile in ``hermes_audit/hermes/versions/`` (``0.13``, ``0.15``, ``0.16``, ``0.17``, ``0.18``, ``0.19``,
 ``0.20``, ``latest``): the releases it stands for, the package it is tested against, the threat-pattern
 catalog it uses (``rules/hermes-parity.yaml``), and each switch with the Hermes file and
 release it comes from (``unconfirmed: true`` when no runnable package confirms the value, only
@@ -155,6 +155,38 @@ class VersionProfile:
     prompt_code_files_gate: bool
     #: config.yaml ``agent.coding_instructions`` is appended to the coding layers (0.18.0 on)
     prompt_coding_instructions: bool
+    #: ``TASK_COMPLETION_GUIDANCE`` follows the help guidance in a session with tools (0.16.0 on)
+    prompt_task_completion: bool
+    #: ``PARALLEL_TOOL_CALL_GUIDANCE`` follows it (0.17.0 on)
+    prompt_parallel_tool_calls: bool
+    #: the mid-turn steering note ``STEER_CHANNEL_NOTE`` follows the tool guidance (0.17.0 on)
+    prompt_steer_note: bool
+    #: the coding posture (``agent/coding_context.py``: brief, workspace snapshot, operator instructions; 0.17.0 on)
+    prompt_coding_posture: bool
+    #: the Python toolchain probe line after the environment hints (``tools/env_probe.py``, 0.16.0 on)
+    prompt_environment_probe: bool
+    #: ``HERMES_ENVIRONMENT_HINT`` (else config.yaml ``agent.environment_hint``) ends the environment hints
+    #: (0.16.0 on)
+    prompt_environment_hint_extra: bool
+    #: the environment hints' working directory is ``TERMINAL_CWD`` when it is a directory (``resolve_agent_cwd``,
+    #: 0.16.0 on); else the process's (``os.getcwd()``)
+    prompt_env_hint_terminal_cwd: bool
+    #: the ``Active Hermes profile: ...`` line after the environment hints (0.15.0 on)
+    prompt_active_profile_line: bool
+    #: config.yaml ``platform_hints`` replaces or extends the built-in platform hint (0.17.0 on)
+    prompt_platform_hint_overrides: bool
+    #: the session line gives the time of day, ``Conversation started: <date> 09:30 AM`` (0.13.0-0.14.0)
+    prompt_session_time_of_day: bool
+    #: a Grok model gets the OpenAI execution guidance too (0.15.0 on; without ``prompt_execution_guidance_gate``)
+    prompt_grok_execution_guidance: bool
+    #: ``references/``, ``templates/``, ``assets/``, ``scripts/`` beside a ``SKILL.md`` are not searched for skills
+    #: (``iter_skill_index_files``, 0.17.0 on)
+    skills_prune_support_dirs: bool
+    #: a skill whose ``environments:`` names no active environment is left out of the index (0.16.0 on)
+    skills_environments_filter: bool
+    #: ``skills.platform_disabled.<platform>`` adds to ``skills.disabled`` (0.17.0 on); else it replaces it, for a
+    #: platform named by ``HERMES_PLATFORM``/``HERMES_SESSION_PLATFORM`` only (``get_disabled_skill_names``)
+    skills_platform_disabled_union: bool
     #: switch name -> where its value comes from (release, file, function)
     sources: tuple[tuple[str, str], ...] = ()
     #: switches whose value no runnable package confirms (read from source only; ``unconfirmed: true``)
@@ -271,7 +303,7 @@ def load_profiles(directory: Path = PROFILES_DIR) -> dict[str, VersionProfile]:
     the files' and this module's signatures), so a start-up with unchanged files does not import PyYAML.
     """
     paths = sorted(directory.glob("*.yaml"))
-    quick = datacache.stat_key(["profiles", 7], [Path(__file__), *paths])
+    quick = datacache.stat_key(["profiles", 8], [Path(__file__), *paths])
     cached = datacache.read("profiles", quick) if quick else None
     if isinstance(cached, dict):
         try:
@@ -303,7 +335,7 @@ PROFILES: dict[str, VersionProfile] = load_profiles()
 #: Profile names, newest first (``latest``, then releases by version).
 VERSIONS: tuple[str, ...] = tuple(sorted(PROFILES, key=lambda n: (n != "latest", [-int(x) for x in n.split(".")]
                                                                   if n != "latest" else [])))
-#: Release name -> profile name (0.16.0 -> 0.15).
+#: Release name -> profile name (0.15.2 -> 0.15, 0.16.0 -> 0.16).
 RELEASES: dict[str, str] = {r: p.name for p in PROFILES.values() for r in p.releases}
 #: Releases no profile models yet, with why.
 UNMODELLED_RELEASES: dict[str, str] = {}

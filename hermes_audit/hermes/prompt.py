@@ -24,6 +24,11 @@ order the reference gives for the newest source (profile ``latest``,
   and a ``Platform:`` line, and the coding workspace snapshot (when there is
   one) moves to the *context* tier together with everything after it up to the
   platform hint;
+* older releases (profiles ``0.13`` to ``0.18``) follow 0.19's order with the layers their release lacks
+  absent and a few rules changed, each a profile switch (``prompt_*``, ``skills_*``; docs/prompt.md "Older
+  releases"): 0.13.0-0.14.0 assemble it in ``AIAgent._build_system_prompt_parts`` of ``run_agent.py``
+  (no active-profile line, the time of day in the session line), 0.15.0-0.16.0 in ``agent/system_prompt.py``
+  without the steering note, parallel-tool-call guidance, coding posture or ``platform_hints`` overrides;
 * ``agent.system_prompt`` from config.yaml (or ``HERMES_EPHEMERAL_SYSTEM_PROMPT``)
   is Hermes' *ephemeral* system prompt: not part of the cached prompt, appended
   after it with ``"\\n\\n"`` at every API call (tier ``api-call`` here).
@@ -71,6 +76,7 @@ from hermes_audit.hermes.hermes_source import (
     ENFORCEMENT_MODELS_0_19,
     PROMPT_BUILDER,
     SIZES_0_19,
+    SKILL_UTILS,
     SYSTEM_PROMPT,
     HermesSource,
 )
@@ -682,10 +688,29 @@ def _str_set(values: Any) -> set[str]:
     return {str(v).strip() for v in values if str(v).strip()}
 
 
-def iter_skill_files(fs, skills_dir: str, filename: str, home_real: str, notes: list[str]) -> list[str]:
+@dataclass(frozen=True)
+class SkillRules:
+    """How a release builds the skills index (``agent/skill_utils.py``, ``agent/prompt_builder.py``).
+
+    ``excluded``: directory names never walked (``EXCLUDED_SKILL_DIRS``: 0.13.0-0.14.0 ``.git``, ``.github``,
+    ``.hub``, ``.archive`` only); ``prune_support_dirs``: ``references/``, ``templates/``, ``assets/``,
+    ``scripts/`` beside a ``SKILL.md`` are not walked (profile switch ``skills_prune_support_dirs``);
+    ``environments``: the ``environments:`` front-matter filter (``skills_environments_filter``);
+    ``platform_union``: ``skills.platform_disabled`` adds to ``skills.disabled`` (``skills_platform_disabled_union``;
+    else it replaces it, for a platform named by ``HERMES_PLATFORM``/``HERMES_SESSION_PLATFORM`` only)."""
+
+    excluded: frozenset[str] = EXCLUDED_SKILL_DIRS
+    prune_support_dirs: bool = True
+    environments: bool = True
+    platform_union: bool = True
+
+
+def iter_skill_files(fs, skills_dir: str, filename: str, home_real: str, notes: list[str],
+                     rules: SkillRules = SkillRules()) -> list[str]:
     """``iter_skill_index_files``: every ``filename`` under ``skills_dir``, sorted by path; excluded and
-    support directories pruned. Directory symlinks are followed only when they stay inside ``home_real``
-    or ``skills_dir`` (Hermes follows every one), loops are cut, and the walk is bounded."""
+    (with ``rules.prune_support_dirs``) support directories pruned. Directory symlinks are followed only when
+    they stay inside ``home_real`` or ``skills_dir`` (Hermes follows every one), loops are cut, and the walk is
+    bounded."""
     base_real = fs.realpath(skills_dir)
     matches: list[str] = []
     stack: list[tuple[str, int]] = [(skills_dir, 0)]
@@ -715,7 +740,7 @@ def iter_skill_files(fs, skills_dir: str, filename: str, home_real: str, notes: 
                     continue
                 is_dir = True
             if is_dir:
-                if name in EXCLUDED_SKILL_DIRS or (has_skill and name in SKILL_SUPPORT_DIRS):
+                if name in rules.excluded or (rules.prune_support_dirs and has_skill and name in SKILL_SUPPORT_DIRS):
                     continue
                 subdirs.append(p)
         if filename in names:
@@ -754,8 +779,10 @@ def _category_of(rel_parts: tuple[str, ...]) -> tuple[str, str]:
 
 
 def build_skills_index(fs, home: str, config: dict, tools: set[str], toolsets: Optional[set[str]],
-                       platform_name: str, environ: dict[str, str], compact: frozenset[str] = frozenset()) -> SkillsIndex:
-    """The skill index lines for a session (``build_skills_system_prompt`` of 0.19.0, cold path).
+                       platform_name: str, environ: dict[str, str], compact: frozenset[str] = frozenset(),
+                       rules: SkillRules = SkillRules()) -> SkillsIndex:
+    """The skill index lines for a session (``build_skills_system_prompt`` of 0.19.0, cold path; ``rules``: what
+    differs in other releases, :class:`SkillRules`).
 
     ``toolsets`` is ``None`` when the tool-to-toolset map is unknown (no Hermes
     source): skills with toolset conditions are then decided as if no toolset
@@ -788,12 +815,13 @@ def build_skills_index(fs, home: str, config: dict, tools: set[str], toolsets: O
     if ctx.safe_type(fs, skills_dir) != "dir" and not external:
         return SkillsIndex([], [], False, notes)
     sess_platform = environ.get("HERMES_PLATFORM") or environ.get("HERMES_SESSION_PLATFORM") or (
-        platform_name if platform_name not in ("cli", "tui", "") else "")
+        platform_name if platform_name not in ("cli", "tui", "") and rules.platform_union else "")
     disabled = _str_set(skills_cfg.get("disabled"))
     if sess_platform:
         pd = skills_cfg.get("platform_disabled")
         if isinstance(pd, dict) and pd.get(sess_platform) is not None:
-            disabled |= _str_set(pd.get(sess_platform))
+            # 0.13.0-0.16.0 get_disabled_skill_names: the platform's list instead of the global one
+            disabled = (disabled if rules.platform_union else set()) | _str_set(pd.get(sess_platform))
     ts = toolsets if toolsets is not None else set()
     if toolsets is None:
         notes.append("skills: the tool-to-toolset map needs the Hermes source; skills that require or replace a "
@@ -813,7 +841,7 @@ def build_skills_index(fs, home: str, config: dict, tools: set[str], toolsets: O
         if ctx.safe_type(fs, base) != "dir":
             continue
         root = home_real if idx == 0 else fs.realpath(base)
-        for path in iter_skill_files(fs, base, "SKILL.md", home_real if idx == 0 else root, notes):
+        for path in iter_skill_files(fs, base, "SKILL.md", home_real if idx == 0 else root, notes, rules):
             rel = tuple(p for p in path[len(base):].split(sep) if p)
             skill_name, category = _category_of(rel)
             if not skill_name:
@@ -822,7 +850,7 @@ def build_skills_index(fs, home: str, config: dict, tools: set[str], toolsets: O
             fm = parse_skill_frontmatter(text) if text is not None else {}
             fm_name = str(fm.get("name", skill_name))
             compatible = text is None or (_platform_matches(fm.get("platforms")) and
-                                          _environment_matches(fm, environ, config))
+                                          (not rules.environments or _environment_matches(fm, environ, config)))
             desc = skill_description(fm) if (compatible and text is not None) else ""
             entry = SkillEntry(fm_name, skill_name, category, desc, path, False)
             skills.append(entry)
@@ -844,7 +872,7 @@ def build_skills_index(fs, home: str, config: dict, tools: set[str], toolsets: O
             by_cat.setdefault(category, []).append((fm_name, desc))
         if idx == 0:
             seen_names = {n for lst in by_cat.values() for n, _ in lst}
-        for dpath in iter_skill_files(fs, base, "DESCRIPTION.md", home_real if idx == 0 else root, notes):
+        for dpath in iter_skill_files(fs, base, "DESCRIPTION.md", home_real if idx == 0 else root, notes, rules):
             text = read_text(dpath, root)
             if text is None:
                 continue
@@ -1000,7 +1028,9 @@ class _Builder:
         self.src_note = ""
         self.memory_hang: Optional[mem.StoreReport] = None
         want = profile.prompt_fixed_texts_release
-        if source is not None and source.version and want and source.version != want:
+        # a release of the profile is the one the user runs: its installed texts are the texts (0.14.0's for 0.13)
+        if source is not None and source.version and want and source.version != want \
+                and source.version not in profile.releases:
             self.notes.append(f"fixed texts come from hermes-agent {source.version}, not {want}: they may differ")
         elif source is not None and not want and source.version:
             self.notes.append(f"profile {profile.name} with fixed texts from hermes-agent {source.version}: the newest "
@@ -1176,14 +1206,20 @@ class _Builder:
         self.text_layer("help-guidance", "Hermes help guidance", "stable", self.fixed("HERMES_AGENT_HELP_GUIDANCE"),
                         self.src_label(pb, "HERMES_AGENT_HELP_GUIDANCE"), "always", "HERMES_AGENT_HELP_GUIDANCE")
         a = self.agent
-        if bool(a.get("task_completion_guidance", True)) and t:
+        if not self.p.prompt_task_completion:
+            self.absent("task-completion", "Task-completion guidance", "stable",
+                        f"{self.p.label} has no TASK_COMPLETION_GUIDANCE")
+        elif bool(a.get("task_completion_guidance", True)) and t:
             self.text_layer("task-completion", "Task-completion guidance", "stable", self.fixed("TASK_COMPLETION_GUIDANCE"),
                             self.src_label(pb, "TASK_COMPLETION_GUIDANCE"), "the session has tools",
                             "TASK_COMPLETION_GUIDANCE")
         else:
             self.absent("task-completion", "Task-completion guidance", "stable",
                         "no tools" if not t else "config.yaml agent.task_completion_guidance is false")
-        if bool(a.get("parallel_tool_call_guidance", True)) and t:
+        if not self.p.prompt_parallel_tool_calls:
+            self.absent("parallel-tool-calls", "Parallel-tool-call guidance", "stable",
+                        f"{self.p.label} has no PARALLEL_TOOL_CALL_GUIDANCE")
+        elif bool(a.get("parallel_tool_call_guidance", True)) and t:
             self.text_layer("parallel-tool-calls", "Parallel-tool-call guidance", "stable",
                             self.fixed("PARALLEL_TOOL_CALL_GUIDANCE"), self.src_label(pb, "PARALLEL_TOOL_CALL_GUIDANCE"),
                             "the session has tools", "PARALLEL_TOOL_CALL_GUIDANCE")
@@ -1192,7 +1228,9 @@ class _Builder:
                         "no tools" if not t else "config.yaml agent.parallel_tool_call_guidance is false")
         self.tool_guidance()
         steer_ok = bool(t) and not (self.p.prompt_no_steer_on_cron and self.platform == "cron")
-        if steer_ok:
+        if not self.p.prompt_steer_note:
+            self.absent("steer-note", "Mid-turn steering note", "stable", f"{self.p.label} has no STEER_CHANNEL_NOTE")
+        elif steer_ok:
             self.text_layer("steer-note", "Mid-turn steering note", "stable", self.fixed("STEER_CHANNEL_NOTE"),
                             self.src_label(pb, "STEER_CHANNEL_NOTE"), "the session has tools", "STEER_CHANNEL_NOTE")
         else:
@@ -1290,14 +1328,16 @@ class _Builder:
                                 "OPENAI_MODEL_EXECUTION_GUIDANCE")
             else:
                 self.absent("execution-guidance", "Execution guidance", "stable", "model not in the execution-guidance list")
-        elif inject and ("gpt" in model_l or "codex" in model_l or "grok" in model_l):
+        elif inject and ("gpt" in model_l or "codex" in model_l or
+                         ("grok" in model_l and self.p.prompt_grok_execution_guidance)):
             self.text_layer("openai-execution-guidance", "OpenAI/xAI execution guidance", "stable",
                             self.fixed("OPENAI_MODEL_EXECUTION_GUIDANCE"),
                             self.src_label(pb, "OPENAI_MODEL_EXECUTION_GUIDANCE"), "a GPT/Codex/Grok model",
                             "OPENAI_MODEL_EXECUTION_GUIDANCE")
         else:
             self.absent("openai-execution-guidance", "OpenAI/xAI execution guidance", "stable",
-                        "not a GPT/Codex/Grok model with enforcement")
+                        "not a GPT/Codex" + ("/Grok" if self.p.prompt_grok_execution_guidance else "")
+                        + " model with enforcement")
 
     # -- skills index ------------------------------------------------------------------------------
     def skills(self, tier: str) -> None:
@@ -1315,7 +1355,12 @@ class _Builder:
                 compact = frozenset(cats)
             else:
                 self.notes.append("skills: focus mode demotes non-coding categories; their list needs the Hermes source")
-        idx = build_skills_index(self.fs, self.home, self.config, set(t), toolsets, self.platform, self.env, compact)
+        excluded = self.src.module_env(SKILL_UTILS).get("EXCLUDED_SKILL_DIRS") if self.src is not None else None
+        rules = SkillRules(frozenset(excluded) if isinstance(excluded, frozenset) else EXCLUDED_SKILL_DIRS,
+                           self.p.skills_prune_support_dirs, self.p.skills_environments_filter,
+                           self.p.skills_platform_disabled_union)
+        idx = build_skills_index(self.fs, self.home, self.config, set(t), toolsets, self.platform, self.env, compact,
+                                 rules)
         self.notes.extend(idx.notes)
         self.skills_index = idx
         if not idx.lines:
@@ -1374,7 +1419,9 @@ class _Builder:
                 lines.append(f"Host: {_platform.system()} ({_platform.release()})")
             lines.append(f"User home directory: {self.env.get('HOME') or os.path.expanduser('~')}")
             tc = self.env.get("TERMINAL_CWD", "").strip()
-            agent_cwd = tc if tc and os.path.isdir(os.path.expanduser(tc)) else self.cwd
+            # 0.16.0 on resolve_agent_cwd(): TERMINAL_CWD when it is a directory; up to 0.15.2 os.getcwd()
+            agent_cwd = tc if self.p.prompt_env_hint_terminal_cwd and tc and os.path.isdir(os.path.expanduser(tc)) \
+                else self.cwd
             lines.append(f"Current working directory: {agent_cwd}")
             if sys.platform == "win32" and not wsl:
                 lines.append(self.src.appended_text(PROMPT_BUILDER, "build_environment_hints", "Note: on Windows", {})
@@ -1397,8 +1444,8 @@ class _Builder:
                          else got[0] + (got[1][0] if desktop_term else ""))
         if wsl:
             parts.append(self.fixed("WSL_ENVIRONMENT_HINT"))
-        extra = (self.env.get("HERMES_ENVIRONMENT_HINT") or "").strip()
-        if not extra:
+        extra = (self.env.get("HERMES_ENVIRONMENT_HINT") or "").strip() if self.p.prompt_environment_hint_extra else ""
+        if not extra and self.p.prompt_environment_hint_extra:
             extra = str(self.agent.get("environment_hint", "") or "").strip()
         if extra:
             parts.append(extra)
@@ -1418,7 +1465,7 @@ class _Builder:
         self.git_root: Optional[str] = None
         markers = tuple(self._src_or("_PROJECT_MARKERS", PROJECT_MARKERS))
         self.markers = markers
-        if self.coding_mode == "off" or not self.tools:
+        if self.coding_mode == "off" or not self.tools or not self.p.prompt_coding_posture:
             return
         home = self.env.get("HOME") or os.path.expanduser("~")
         home_real = os.path.realpath(home) if isinstance(self.fs, ctx.RealFS) else home
@@ -1451,7 +1498,8 @@ class _Builder:
 
     def coding_layers(self, tier_brief: str, tier_workspace: str) -> None:
         if not self.coding:
-            why = ("config.yaml agent.coding_context is off" if self.coding_mode == "off" else
+            why = (f"{self.p.label} has no coding posture (agent/coding_context.py)" if not self.p.prompt_coding_posture
+                   else "config.yaml agent.coding_context is off" if self.coding_mode == "off" else
                    "no tools" if not self.tools else
                    f"platform {self.platform} is not an interactive coding surface"
                    if self.platform not in INTERACTIVE_CODING_PLATFORMS else
@@ -1533,7 +1581,10 @@ class _Builder:
                 ly.reason = reason + "; git lines not probed (placeholder)"
 
     def probe_layer(self, tier: str) -> None:
-        if bool(self.agent.get("environment_probe", True)):
+        if not self.p.prompt_environment_probe:
+            self.absent("environment-probe", "Python toolchain probe", tier,
+                        f"{self.p.label} has no environment probe (tools/env_probe.py)")
+        elif bool(self.agent.get("environment_probe", True)):
             ly = self.add(Layer("environment-probe", "Python toolchain probe", tier, PLACEHOLDER, None,
                                 "[[hermes-audit placeholder: Hermes' Python toolchain probe line (empty on a machine "
                                 "where python3 and pip are present and match); not probed]]", 0, False,
@@ -1546,6 +1597,9 @@ class _Builder:
                         "config.yaml agent.environment_probe is false")
 
     def active_profile(self, tier: str) -> None:
+        if not self.p.prompt_active_profile_line:
+            self.absent("active-profile", "Active profile line", tier, f"{self.p.label} has no active-profile line")
+            return
         name, root = active_profile_name(Path(self.home), self.env)
         home_s = str(self.home)
         txt = None
@@ -1579,7 +1633,8 @@ class _Builder:
             if extra.get("rich_messages"):
                 rich = self.fixed("TELEGRAM_RICH_MESSAGES_HINT")
                 default = None if default is None or rich is None else default.rstrip() + " " + rich
-        overrides = self.config.get("platform_hints") if isinstance(self.config.get("platform_hints"), dict) else {}
+        overrides = self.config.get("platform_hints") if isinstance(self.config.get("platform_hints"), dict) and \
+            self.p.prompt_platform_hint_overrides else {}
         spec = overrides.get(key) if key else None
         src = self.src_label(PROMPT_BUILDER, f"PLATFORM_HINTS[{key!r}]")
         eff: Optional[str] = default
@@ -1717,6 +1772,8 @@ class _Builder:
             line = f"Conversation started: {format_date(d)} ({zone}, {d.tzname() or ''}, {_utc_offset(d)})"
         else:
             line = f"Conversation started: {format_date(d)}"
+            if self.p.prompt_session_time_of_day:  # 0.13.0-0.14.0: strftime('%A, %B %d, %Y %I:%M %p')
+                line += f" {(d.hour % 12) or 12:02d}:{d.minute:02d} {'AM' if d.hour < 12 else 'PM'}"
         if self.s.session_id:
             line += f"\nSession ID: {self.s.session_id}"
         if self.model:

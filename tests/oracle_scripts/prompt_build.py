@@ -1,4 +1,4 @@
-"""Oracle: hermes-agent 0.19.0 ``build_system_prompt`` for a minimal stand-in agent, with the clock fixed.
+"""Oracle: hermes-agent ``build_system_prompt`` for a minimal stand-in agent, with the clock fixed.
 
 stdin: {"cases": [{"cwd": str, "hermes_home": str, "now": ISO str with offset, "tools": [str],
                    "model": str, "provider": str, "platform": str, "context_length": int|null,
@@ -10,7 +10,10 @@ set from ``load_config()`` the way ``agent/agent_init.py`` sets them (memory
 flags and limits, ``agent.*`` switches, ``platform_hints``). Time is frozen by
 replacing ``hermes_time.datetime`` with a subclass whose ``now()`` returns the
 case's moment. Each case runs with ``HERMES_HOME`` set and the process in the
-case's directory (a local CLI launch: no ``TERMINAL_CWD``).
+case's directory (a local CLI launch: no ``TERMINAL_CWD``). 0.15.0 on build the prompt in
+``agent/system_prompt.py``; 0.13.0-0.14.0 in the ``AIAgent`` methods ``_build_system_prompt_parts`` and
+``_build_system_prompt`` of ``run_agent.py``, called here on the stand-in. Releases without
+``hermes_time.reset_cache`` (up to 0.16.0) have their zone cache cleared by hand.
 """
 import json
 import logging
@@ -40,9 +43,25 @@ class _Frozen(datetime):
 hermes_time.datetime = _Frozen
 
 import run_agent  # noqa: E402,F401  (system_prompt resolves helpers through it)
-from agent import prompt_builder, skill_utils, system_prompt  # noqa: E402
+from agent import prompt_builder, skill_utils  # noqa: E402
 from hermes_cli import config as hconfig  # noqa: E402
 from tools.memory_tool import MemoryStore  # noqa: E402
+
+try:
+    from agent import system_prompt  # noqa: E402  (0.15.0 on)
+
+    _parts, _whole = system_prompt.build_system_prompt_parts, system_prompt.build_system_prompt
+except ImportError:  # 0.13.0-0.14.0: methods of AIAgent
+    _parts, _whole = run_agent.AIAgent._build_system_prompt_parts, run_agent.AIAgent._build_system_prompt
+
+
+def _reset_clock_cache():
+    if hasattr(hermes_time, "reset_cache"):
+        hermes_time.reset_cache()
+    else:  # up to 0.16.0: the module's cache globals
+        hermes_time._cache_resolved = False
+        hermes_time._cached_tz = hermes_time._cached_tz_name = None
+
 
 out = []
 for c in req["cases"]:
@@ -50,7 +69,7 @@ for c in req["cases"]:
         os.environ["HERMES_HOME"] = c["hermes_home"]
         os.chdir(c["cwd"])
         _FIXED["now"] = datetime.fromisoformat(c["now"])
-        hermes_time.reset_cache()
+        _reset_clock_cache()
         prompt_builder.clear_skills_system_prompt_cache(clear_snapshot=True)
         skill_utils._external_dirs_cache_clear()
         cfg = hconfig.load_config()
@@ -90,8 +109,9 @@ for c in req["cases"]:
             session_id=c.get("session_id"),
             _emit_status=lambda *a, **k: None,
         )
-        parts = system_prompt.build_system_prompt_parts(agent, system_message=c.get("system_message"))
-        prompt = system_prompt.build_system_prompt(agent, system_message=c.get("system_message"))
+        agent._build_system_prompt_parts = lambda system_message=None, _a=agent: _parts(_a, system_message)
+        parts = _parts(agent, system_message=c.get("system_message"))
+        prompt = _whole(agent, system_message=c.get("system_message"))
         out.append({"prompt": prompt, "parts": parts, "error": None})
     except Exception as exc:  # reported, compared by the test
         import traceback
