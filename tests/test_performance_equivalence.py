@@ -2583,3 +2583,68 @@ def test_keyword_lists_from_one_scan_equal_find(text, word, repeat, mosts):
         for most in mosts + [len(folded) + 2]:  # lists extended on demand, then complete
             got = index.occurrences(word, most)
             assert got == want[:len(got)] and (len(got) > most or got == want), (word, most)
+
+
+# --- redaction gate (issue 21) ---------------------------------------------------------------------
+
+def test_redaction_gate_reads_blanks_and_letters_as_regex_does():
+    """``redact._SECRET_GATE_PATTERN`` is read with ``re``: every character ``regex``'s ``\\s`` matches, ``re``'s
+    does, and every character ``regex`` matches to an ASCII letter under ``(?i)``, ``re`` matches to it too (so
+    the gate, a superset of the secret shapes, stays one when read with the other engine)."""
+    r_space, e_space = regex.compile(r"\s"), re.compile(r"\s")
+    assert [c for c in ALL_CODEPOINTS if r_space.match(c) and not e_space.match(c)] == []
+    r_letter = regex.compile(r"(?i)[a-z]")
+    for c in (c for c in ALL_CODEPOINTS if r_letter.match(c)):
+        for letter in "abcdefghijklmnopqrstuvwxyz":
+            if regex.match("(?i)" + letter, c):
+                assert re.match("(?i)" + letter, c), (letter, hex(ord(c)))
+
+
+_SECRET_PIECES = [
+    "sk-", "ghp_", "AKIA", "xoxb-", "FlyV1 ", "secret_", "EAA", "dapi", "key-", "AccountKey=", "1234567890", ":AA",
+    "api_key", "API-KEY", "client_secret", "session_id", "secret_key_base", "Password", "passwd", "pass", "pw", "pwd",
+    "token", "csrf_token", "x-amz-signature", "sig", "credentials", "auth", "\u212aey", "\u017fecret", " is ", "\"",
+    "'", " = ", ":", "=>", "==", "\uff1d", " ", "\t", "\n", "\u3000", "\u00a0", "|", "`", "| DB_PASSWORD | ",
+    "-----BEGIN RSA PRIVATE KEY-----", "eyJ", "abcde.", "Bearer ", "basic\t", "-p", "-a ", " -k", "-P=", "-w",
+    "--token", "--password", "--pass ", "--http-password=", "--secret", "-b ", "Authorization: ", "token ",
+    "login ", " password ", "-u", "-su ", "--user=", "--proxy-user ", "-U ", "%", "admin", "https://", "//",
+    "user:pw", "@", "host", "abcdefghijklmnop", "ABCDEFGH12345678/+", "a_b-c", "=", "0123456789abcdef", "é", "x",
+]
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(_SECRET_PIECES), max_size=14))
+@example(["--password", " ", "hunter2hunter2"])
+@example(["| DB_PASSWORD | ", "s3cr3tP4ss", " |"])
+@example(["Bearer ", "abcdefghijklmnop"])
+def test_redaction_gate_drops_no_secret_shape(parts):
+    """Where the full secret-shape pattern matches, the gate does; so :func:`redact` and
+    :func:`redact_in_place` equal the plain substitution on every text (issue 21)."""
+    from hermes_audit.engine import redact as rd
+
+    text = "".join(parts)
+    full = rd._secret_shapes()
+    if full.search(text) is not None:
+        assert rd._secret_gate().search(text) is not None, text
+    rd.redact.cache_clear()
+    assert rd.redact(text) == rd.redact.__wrapped__(text)
+    real = rd._secret_gate
+    try:
+        rd._secret_gate = lambda: re.compile("")  # every text passes: the plain substitution
+        plain, plain_in_place = rd.redact.__wrapped__(text), rd.redact_in_place(text)
+    finally:
+        rd._secret_gate = real
+    assert rd.redact(text) == plain and rd.redact_in_place(text) == plain_in_place
+
+
+def test_redaction_gate_on_rule_examples_and_corpus_texts(cat, corpus):
+    """The gate finds something in every rule example and corpus file where a secret shape occurs."""
+    from hermes_audit.engine import redact as rd
+
+    texts = [t for r in cat.rules for t in (r.examples_match or []) + (r.examples_no_match or [])]
+    texts += [p.read_text(encoding="utf-8", errors="replace") for p in sorted(corpus.rglob("*.md"))[:400]]
+    full, gate = rd._secret_shapes(), rd._secret_gate()
+    for text in texts:
+        for line in text.splitlines() or [text]:
+            if full.search(line) is not None:
+                assert gate.search(line) is not None, line
