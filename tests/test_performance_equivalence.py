@@ -2629,15 +2629,17 @@ def test_redaction_gate_drops_no_secret_shape(parts):
     full = rd._secret_shapes()
     if full.search(text) is not None:
         assert rd._secret_gate().search(text) is not None, text
-    rd.redact.cache_clear()
-    assert rd.redact(text) == rd.redact.__wrapped__(text)
+    rd._redact_remembered.cache_clear()
+    assert rd.redact(text) == rd._redact(text)
     real = rd._secret_gate
     try:
         rd._secret_gate = lambda: re.compile("")  # every text passes: the plain substitution
-        plain, plain_in_place = rd.redact.__wrapped__(text), rd.redact_in_place(text)
+        plain, plain_in_place = rd._redact(text), rd.redact_in_place(text)
     finally:
         rd._secret_gate = real
     assert rd.redact(text) == plain and rd.redact_in_place(text) == plain_in_place
+    long_text = text + " " * (rd.REMEMBERED_CHARS + 1)  # not remembered: the same answer
+    assert rd.redact(long_text) == rd._redact(long_text) and rd._redact_remembered.cache_info().currsize <= 1
 
 
 def test_redaction_gate_on_rule_examples_and_corpus_texts(cat, corpus):

@@ -146,13 +146,23 @@ def _secret_shapes():
     return compile_builtin(_SECRET_SHAPES_PATTERN)
 
 
-@functools.lru_cache(maxsize=1024)
+#: :func:`redact` remembers its answers for the last this many texts of at most :data:`REMEMBERED_CHARS`
+#: characters (issue 21: a finding's match, message and snippet are often one text, redacted two or three
+#: times); at most about 4 MB.
+REMEMBERED_TEXTS = 1024
+REMEMBERED_CHARS = 4096
+
+
 def redact(text: str) -> str:
     """``text`` with secret-looking values replaced: keeps a 4-character prefix, then ``****``.
 
-    Remembers its last 1,024 texts (issue 21: a finding's match, message and snippet are often the same text,
-    redacted two or three times); a text without a secret shape is returned as it is after one scan with
-    :data:`_SECRET_GATE_PATTERN`."""
+    Texts of up to :data:`REMEMBERED_CHARS` characters are remembered (:data:`REMEMBERED_TEXTS`); a text without
+    a secret shape is returned as it is after one scan with :data:`_SECRET_GATE_PATTERN`."""
+    return _redact_remembered(text) if len(text) <= REMEMBERED_CHARS else _redact(text)
+
+
+def _redact(text: str) -> str:
+    """:func:`redact`, not remembered."""
     if _secret_gate().search(text) is None:
         return text
 
@@ -185,6 +195,9 @@ def redact(text: str) -> str:
         return m.group("pem") + "****"
 
     return _secret_shapes().sub(repl, text)
+
+
+_redact_remembered = functools.lru_cache(maxsize=REMEMBERED_TEXTS)(_redact)
 
 
 def redact_in_place(text: str) -> str:
