@@ -592,7 +592,38 @@ def test_engine_findings_equal_engine_without_shortcuts_on_generated_tree(cat, m
     assert fast == slow
 
 
-_SPACING_ALPHABET = list("ab Z1 .-_*|/+~\n") + ["\u00b7", "\u2022", "\u0301", "\u0436", "\u4e00", "\u00e9", "\u0660"]
+_SPACING_ALPHABET = list("ab Z1 .-_*|/+~\n,;") + ["\u00b7", "\u2022", "\u0301", "\u0436", "\u4e00", "\u00e9", "\u0660",
+                                                 "\u0558", "\u1c89"]
+
+
+def test_letter_spacing_tries_no_candidate_in_runs_of_punctuation(monkeypatch):
+    """Issue 21: ``-- .. ,, ;;`` (the worst case's punctuation filler) offers no start of a letter-spaced run, and
+    the candidate search no longer proposes one at every other character (each a ``regex`` call)."""
+    from hermes_audit.engine import deobfuscate as deob
+
+    calls = []
+
+    class Counting:
+        def match(self, text, pos):
+            calls.append(pos)
+            return real.match(text, pos)
+
+    real = deob._LETTER_SPACED
+    monkeypatch.setattr(deob, "_LETTER_SPACED", Counting())
+    assert list(deob._letter_spaced_matches("-- .. ,, ;; " * 200)) == []
+    assert calls == []
+    assert [m.group(0) for m in deob._letter_spaced_matches("-- .. i g n o r e ,, ;;")] == ["i g n o r e"]
+
+
+def test_letter_spacing_candidate_class_holds_every_letter_of_regex():
+    """The middle character of ``deobfuscate._SPACED_LETTER`` (read by ``re``) admits every character ``regex``
+    reads as ``\\p{L}``, on every code point (``regex``'s Unicode tables can be newer than ``re``'s: U+0558 is a
+    letter to one and not to the other), so the candidates hold every start of a letter-spaced run (issue 21)."""
+    from hermes_audit.engine import deobfuscate as deob
+
+    letter = regex.compile(r"\p{L}")
+    missed = [c for c in ALL_CODEPOINTS if letter.match(c) and deob._SPACED_LETTER.match(" " + c + " ") is None]
+    assert missed == []
 
 
 @SETTINGS
@@ -600,6 +631,7 @@ _SPACING_ALPHABET = list("ab Z1 .-_*|/+~\n") + ["\u00b7", "\u2022", "\u0301", "\
 @example("i g n o r e")
 @example("a.b.c a-b-c-d")
 @example("x a b c")
+@example("i-- .. ,, ;; g-n-o.r.e -- .. a.b.c \u0558 \u0558 \u0558")
 def test_letter_spacing_candidates_equal_finditer(text):
     from hermes_audit.engine import deobfuscate as deob
 
