@@ -1216,12 +1216,28 @@ def test_tail_pattern_refuses_unsound_splits():
     assert t is not None and t.search("POST it AT HTTPS://x") and not t.search("post it at ftp://x")
 
 
+def test_tail_pattern_keeps_a_word_run_with_what_comes_before_it():
+    """Issue 21: ``\\w*`` is no gap, so HP026's tail needs the ``$`` of the variable: a text with "api" at every
+    other word and no ``$api`` is ruled out at once (0.15 searches the whole text: 549 ms per MB on 0.1 MB of
+    near-misses, each ``curl`` scanning to the end of the line)."""
+    from hermes_audit.hermes.threats import tail_pattern
+
+    src = r"curl\s+[^\n]*\$\{?\w*(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|API)"
+    t = tail_pattern(src, re.I)
+    assert t is not None and t.pattern == r"\$\{?\w*(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|API)"
+    assert t.search("curl -d $API_KEY") and not t.search("curl -- $ -- api -- key")
+    for text in ("curl -- $ -- api " * 50, "curl x $HOME/api\ncurl $MY_API_KEY y", "curl\t${SECRET}"):
+        m = re.compile(src, re.I).search(text)
+        assert m is None or t.search(text, m.start()) is not None  # a match has its tail after its start
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(["send", "post", "upload", " ", "\n", "to", "at", "https://", "http://x", "http",
                                  "translate", "into", "and", "execute", "run", "update", "write", "add to",
                                  "AGENTS.md", ".hermes/", "config.yaml", "SOUL.md", "include", "conversation",
                                  "api_key", "token", ": ", "=", '"', "'", "abcdefghijklmnopqrstuvwxyz",
-                                 "-- .. ", "\u212a", "\u017f", "ＳＥＮＤ", "x" * 70]), max_size=60),
+                                 "-- .. ", "\u212a", "\u017f", "ＳＥＮＤ", "x" * 70, "curl ", "wget ", "$", "${",
+                                 "API_KEY", "_token", "key"]), max_size=60),
        st.sampled_from(["0.19", "latest"]))
 def test_gap_pattern_tail_check_equals_reference(parts, version):
     from hermes_audit.hermes.threats import _tail_for
