@@ -111,9 +111,12 @@ def merge_figures(old: str, results: dict, table: str, context: str) -> str:
         if not p or p.startswith("|") or p.startswith("Regenerate with"):
             continue
         m = _ROWS_OF.match(p)
-        secs = {x.strip() for x in m.group(1).split(",")} if m else None
-        if secs is None or secs & kept_secs:
+        secs = [x.strip() for x in m.group(1).split(",")] if m else None
+        if secs is None:
             paras.append(p)
+        elif set(secs) & kept_secs:
+            # a paragraph of several sections, some measured again now: it names only the rows it still describes
+            paras.append(f"Rows of {', '.join(x for x in secs if x in kept_secs)}: {p[m.end():]}")
     order = {sec: i for i, sec in enumerate(SECTIONS)}
     rows = sorted(kept + new_rows, key=lambda ln: order.get(section_of_row(ln), len(order)))
     mine = ", ".join(s for s in SECTIONS if s in measured)

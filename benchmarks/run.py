@@ -112,7 +112,7 @@ SIZES = {
     "full": {"tree_mb": 50, "mono_files": 50_000, "mono_ctx": 300, "worst_chars": 1_000_000, "big_mb": 200,
              "growth_mb": (5, 50, 500), "precommit_runs": 15, "worst_remeasure": True},
     "quick": {"tree_mb": 5, "mono_files": 5_000, "mono_ctx": 30, "worst_chars": 100_000, "big_mb": 20,
-              "growth_mb": (1, 5, 20), "precommit_runs": 5, "worst_remeasure": False},
+              "growth_mb": (1, 5, 20), "precommit_runs": 5, "worst_remeasure": True},
 }
 
 
@@ -562,7 +562,9 @@ def bench_worst(env: Env, size: dict) -> dict:
 
     n = size["worst_chars"]
     mb = n / 1_000_000
-    # seconds; a smoke run (--quick) measures once
+    # seconds: a figure above half the budget is measured twice more, the best kept, in --quick too (issue 21: at
+    # 0.1 MB a pattern's one-time analysis on first use, e.g. its tail probes compiled, some 20 ms once per
+    # process, would count ten times over per MB)
     remeasure = TARGET_WORST_MS_PER_MB * REMEASURE_SHARE * mb / 1000 if size.get("worst_remeasure", True) else float("inf")
     cat = load_catalog()
     rows: list[dict] = []
@@ -671,6 +673,20 @@ def bench_worst(env: Env, size: dict) -> dict:
                 t0 = _cpu()
                 v.index(rule.view).prepare()
                 views_cost["keyword index"] = max(views_cost.get("keyword index", 0.0), _cpu() - t0)
+                def alone(text: str = text, pat=pat, i: int = i, rule=rule) -> tuple:
+                    # a fresh Views holding this input's views, its keyword index prepared (shared, measured above)
+                    fresh = _fresh_views(text, rule.view, built)
+                    fresh.index(rule.view).prepare()
+                    hits = 0
+                    t0 = _cpu()
+                    try:
+                        for _m in fresh.matches(rule.view, pat, REGEX_TIMEOUT):
+                            hits += 1
+                        return _cpu() - t0, hits
+                    except TimeoutError:  # the engine gives up on the rule (scan reported incomplete)
+                        timed_out.add(f"{rule.code} {rule.name} #{i}")
+                        return REGEX_TIMEOUT, hits
+
                 hits = 0
                 t0 = _cpu()
                 try:
@@ -680,6 +696,7 @@ def bench_worst(env: Env, size: dict) -> dict:
                 except TimeoutError:  # the engine gives up on the rule (scan reported incomplete)
                     dt = REGEX_TIMEOUT
                     timed_out.add(f"{rule.code} {rule.name} #{i}")
+                dt, hits = _best_cpu(alone, (dt, hits), remeasure)
                 if hits == 0 and dt > worst:
                     worst, worst_input = dt, label
                 elif hits and dt > dense:

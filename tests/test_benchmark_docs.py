@@ -57,6 +57,23 @@ def test_a_partial_run_keeps_the_rows_of_the_sections_it_did_not_measure():
     assert "Measured now" not in again and again.count("Rows of real, worst:") == 1
 
 
+def test_a_paragraph_of_sections_measured_again_names_only_the_rows_it_still_describes():
+    """Issue 21: a run of ``real`` after one of ``precommit-git, real`` left "Rows of precommit-git, real: ..."
+    above the new real rows and their own paragraph."""
+    from benchmarks.docs import merge_figures
+
+    old = merge_figures(OLD_BLOCK, {"sections": {"precommit-git": {}, "real": {}}},
+                        "| measurement | a | b | c | d |\n|---|---|---|---|---|\n"
+                        "| pre-commit in a real `git commit` (x) | 1 | 2 | 3 | |\n"
+                        "| real files, 1 MB / 1 documents: parity verdicts | 1 | 2 | 3 | |", "Measured first.")
+    assert "Rows of precommit-git, real: Measured first." in old
+    out = merge_figures(old, {"sections": {"real": {}}},
+                        "| measurement | a | b | c | d |\n|---|---|---|---|---|\n"
+                        "| real files, 2 MB / 1 documents: parity verdicts | 1 | 2 | 3 | |", "Measured again.")
+    assert "Rows of precommit-git: Measured first." in out and "Rows of real: Measured again." in out
+    assert "precommit-git, real" not in out
+
+
 def test_a_whole_run_replaces_every_row():
     from benchmarks.docs import merge_figures
 

@@ -169,6 +169,23 @@ def _code_starts(text: str, code: Optional[list[tuple[int, int]]]) -> tuple[list
     return merged, [c[0] for c in merged]
 
 
+class _CodeRegions:
+    """The merged code regions of a text and their starts (:func:`_code_starts`), found on the first
+    :meth:`get` (issue 21: a text with ``](`` or ``<`` but no channel candidate needs no code spans), or taken
+    from the ``code`` given."""
+
+    __slots__ = ("_text", "_code", "_got")
+
+    def __init__(self, text: str, code: Optional[list[tuple[int, int]]]) -> None:
+        self._text, self._code = text, code
+        self._got: Optional[tuple[list[tuple[int, int]], list[int]]] = None
+
+    def get(self) -> tuple[list[tuple[int, int]], list[int]]:
+        if self._got is None:
+            self._got = _code_starts(self._text, self._code)
+        return self._got
+
+
 def _in_code(code: list[tuple[int, int]], starts: list[int], pos: int) -> bool:
     i = bisect.bisect_right(starts, pos) - 1
     return i >= 0 and code[i][1] > pos
@@ -181,11 +198,10 @@ def channels(text: str, code: Optional[list[tuple[int, int]]] = None) -> Iterato
     The channels of :func:`_block_channels` and the titles of inline links and images outside code and
     outside those channels (``[text](url "title")``; issue 18, left by the seventh red team), merged by start.
     """
-    if code is None and "](" in text:
-        code = code_spans(text)
-    inline = _inline_titles(text, code) if "](" in text else iter(())
+    regions = _CodeRegions(text, code)  # found on first use, shared by both scans (issue 21)
+    inline = _inline_titles(text, regions) if "](" in text else iter(())
     covered = -1  # the end of the furthest block channel yielded (an inline title inside it is its text)
-    for c in heapq.merge(_block_channels(text, code), inline, key=lambda c: c.start):
+    for c in heapq.merge(_block_channels(text, regions), inline, key=lambda c: c.start):
         if c.kind == "inline-link-title":
             if c.start < covered:
                 continue
@@ -194,28 +210,29 @@ def channels(text: str, code: Optional[list[tuple[int, int]]] = None) -> Iterato
         yield c
 
 
-def _inline_titles(text: str, code: Optional[list[tuple[int, int]]]) -> Iterator[Channel]:
-    """The titles of inline links and images in ``text`` that do not lie in code, in order."""
-    merged, starts = _code_starts(text, code)
+def _inline_titles(text: str, regions: "_CodeRegions") -> Iterator[Channel]:
+    """The titles of inline links and images in ``text`` that do not lie in code (``regions``, looked up only
+    when a title is found), in order."""
     for m in _INLINE_TITLE.finditer(text):
+        merged, starts = regions.get()
         if _in_code(merged, starts, m.start()):
             continue
         g = next(i for i in (1, 2, 3) if m.group(i) is not None)
         yield Channel(m.start(g) - 1, m.end(g) + 1, m.start(g), m.end(g), "inline-link-title")
 
 
-def _block_channels(text: str, code: Optional[list[tuple[int, int]]] = None) -> Iterator[Channel]:
+def _block_channels(text: str, regions: _CodeRegions) -> Iterator[Channel]:
     """The channels of ``text`` but inline link titles, in order; linear in the length of the text.
 
-    ``code``: the fenced blocks and inline code spans of ``text`` (``(start, end)`` ascending,
-    :func:`hermes_audit.engine.code_regions.code_spans`; found here when not given). Markup that opens inside code
-    is literal text, so no channel but an HTML comment (found everywhere, as before issue 18; the engine
-    demotes one shown as code) opens there. A processing instruction or declaration that does not start a line
+    ``regions``: the fenced blocks and inline code spans of ``text`` (:class:`_CodeRegions`, found on first
+    use). Markup that opens inside code is literal text, so no channel but an HTML comment (found everywhere,
+    as before issue 18; the engine demotes one shown as code) opens there. A processing instruction or declaration that does not start a line
     must close on its line, and a bogus end tag (``</ ...>``) always: ``(?<!x)`` in a regular expression is
     not a declaration. Channels do not nest, except that HTML comments inside ``<style>`` and ``<script>``
     are yielded too (after their element's code comments)."""
     pos = 0
     n = len(text)
+    code: list[tuple[int, int]] = []
     starts: Optional[list[int]] = None
     found: dict[str, int] = {}
 
@@ -247,7 +264,7 @@ def _block_channels(text: str, code: Optional[list[tuple[int, int]]] = None) -> 
                 pos = m.end()
                 continue
             if starts is None:
-                code, starts = _code_starts(text, code)
+                code, starts = regions.get()
                 if _in_code(code, starts, s):
                     pos = m.end()
                     continue
@@ -261,7 +278,7 @@ def _block_channels(text: str, code: Optional[list[tuple[int, int]]] = None) -> 
             pos = n if e < 0 else e + 3
             continue
         if starts is None:
-            code, starts = _code_starts(text, code)
+            code, starts = regions.get()
         if _in_code(code, starts, s):
             pos = m.end()
             continue

@@ -1873,6 +1873,8 @@ def _tail_starts(compiled, text: str, index: "LiteralIndex", deadline: Optional[
         elif probe_occ is None and (got := _inner_from(br, text, index, kw)) is not None:
             found = got  # the probe's inner keywords are fewer: every position where it matches, from them
         elif probe_occ is None:  # one scan reports every position where the probe matches
+            if not _probe_scan_cheaper(br, compiled, text, deadline):
+                return None
             found = []
             scan = (br.probe.finditer(text, overlapped=True, **kw) if br.overlapped
                     else br.probe_ahead.finditer(text, **kw))
@@ -1993,6 +1995,55 @@ def _timeout_kw(deadline: Optional[float]) -> dict:
     if remaining <= 0:
         raise TimeoutError("regex timed out")
     return {"timeout": remaining}
+
+
+#: False (tests) never times :func:`_probe_scan_cheaper` and scans with the probe; True always takes the plain
+#: ``finditer`` instead; None (the default) times both. The matches are the same either way.
+PROBE_SCAN_CHOICE: Optional[bool] = None
+#: :func:`_probe_scan_cheaper` takes the plain ``finditer`` only when it is at least this many times cheaper.
+PROBE_SCAN_MARGIN = 2.0
+
+
+def _probe_scan_cheaper(br: "_TailBranch", compiled, text: str, deadline: Optional[float]) -> bool:
+    """False when one ``compiled.finditer`` took less than 1 / :data:`PROBE_SCAN_MARGIN` of the time of the scan
+    of ``text`` with tail branch ``br``'s probe (as :func:`_tail_starts` runs it), both timed (``time.monotonic``,
+    the clock of ``regex``'s timeout) on the opening :data:`SAMPLE_FRACTION`-th of ``text``; True otherwise. A
+    speed choice only, like :func:`_starts_cheaper`: :func:`iter_matches` gives the same matches either way.
+
+    Issue 21: a probe whose opening keyword is dense costs more than the pattern itself (HA501's
+    ``\\b(?:curl|wget)\\b[^\\n&|;]{0,400}+(?:&&|;)...``, probe ``(?:&&|;)...``, on 1 MB of ``-- .. ,, ;;``
+    filler: 147 ms per MB through the probe, 12 by ``finditer``)."""
+    if PROBE_SCAN_CHOICE is not None:
+        return not PROBE_SCAN_CHOICE
+    w = max(len(text) // SAMPLE_FRACTION, SAMPLE_MIN_CHARS // 8)
+    kw = _timeout_kw(deadline)
+    clock = time.monotonic  # the clock of ``regex``'s timeout
+    t0 = clock()
+    for _m in (br.probe.finditer(text, 0, w, overlapped=True, **kw) if br.overlapped
+               else br.probe_ahead.finditer(text, 0, w, **kw)):
+        pass
+    probe_s = clock() - t0
+    if isinstance(compiled, re.Pattern):  # no timeout: timed whole
+        t1 = clock()
+        for _m in compiled.finditer(text, 0, w):
+            pass
+        return probe_s < PROBE_SCAN_MARGIN * (clock() - t1)
+    # the pattern's own scan is stopped once it has taken half as long as the probe's (an expensive pattern is the
+    # one a probe serves: timing it whole would cost what the probe saves); only a pattern at least twice as
+    # cheap as the probe is chosen, so a hiccup of a busy machine does not turn the choice against the probe
+    budget = max(probe_s / PROBE_SCAN_MARGIN, 1e-6)
+    if deadline is not None:
+        budget = min(budget, deadline - clock())
+        if budget <= 0:
+            raise TimeoutError("regex timed out")
+    try:
+        for _m in compiled.finditer(text, 0, w, timeout=budget):
+            pass
+    except TimeoutError:
+        if deadline is not None and clock() >= deadline:
+            raise
+        return True
+    return False
 
 
 def _starts_cheaper(compiled, text: str, starts: list, deadline: Optional[float]) -> bool:

@@ -36,11 +36,20 @@ def _is_space_repeat(item) -> bool:
     return op in (_c.MAX_REPEAT, _c.MIN_REPEAT) and list(av[2]) == [(_c.IN, [(_c.CATEGORY, _c.CATEGORY_SPACE)])]
 
 
+def _is_word_repeat(item) -> bool:
+    """Whether a parsed item is a repetition of ``\\w`` alone: a run within one word, not a gap across text (issue
+    21: in ``curl\\s+[^\\n]*\\$\\{?\\w*(KEY|TOKEN|...)`` the tail after ``\\w*`` was ``(KEY|...)``, which a text
+    with "api" everywhere passes; after ``[^\\n]*`` it needs a ``$`` before the keyword)."""
+    op, av = item
+    return op in (_c.MAX_REPEAT, _c.MIN_REPEAT) and list(av[2]) == [(_c.IN, [(_c.CATEGORY, _c.CATEGORY_WORD)])]
+
+
 def tail_pattern(pattern: str, flags: int):
     """The part of ``pattern`` after its last gap, compiled with ``re`` and ``flags``, or ``None``
     when the pattern does not split so.
 
-    A gap is a top-level repetition of at least :data:`_GAP_MIN` characters (``[^\\n]{0,2048}``).
+    A gap is a top-level repetition of at least :data:`_GAP_MIN` characters (``[^\\n]{0,2048}``); a run of
+    ``\\w`` alone is not one (the tail may start before it, :func:`_is_word_repeat`).
     The tail starts after the last gap other than a ``\\s`` run, and after the ``\\s`` runs that
     follow it (``(to|at)\\s+https?://`` in ``...[^\\n]{0,2048}\\s+(to|at)\\s+https?://``): a tail that
     starts with a repetition tries every position, slower than no tail. Without such a gap the
@@ -75,7 +84,7 @@ def tail_pattern(pattern: str, flags: int):
             continue  # ``s?`` in ``https?://`` leaves a weak tail
         usable = bool(len(rest_items) and rest_items[0][0] not in (_c.MAX_REPEAT, _c.MIN_REPEAT)
                       and rest_items.getwidth()[0] > 0)  # a tail matching the empty string is no condition
-        splits.append((j, not _is_space_repeat(head_items[-1]), usable))
+        splits.append((j, not (_is_space_repeat(head_items[-1]) or _is_word_repeat(head_items[-1])), usable))
     # Only the tails the choice depends on are compiled (issue 8: compiling every candidate cost
     # ~15 ms per process). A split whose tail does not compile (an error ``re`` raises only when
     # compiling) is dropped and the choice made again, as if it had never been a candidate.
