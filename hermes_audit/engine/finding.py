@@ -81,6 +81,11 @@ def _demote(c: Confidence) -> Confidence:
     return Confidence(max(int(c) - 1, 0))
 
 
+#: Why a match describes (:meth:`hermes_audit.engine.markdown.ExampleSpans.describes`) where an example adverbial
+#: on the match's own sentence may be what presents it (round 9): not fenced blocks, whose sentence is the block.
+_ASSERTABLE = frozenset({"inside inline code", "inside a quoted example", "inside a block quote"})
+
+
 def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severity,
           conf: Confidence, code_performs: bool = False) -> Optional[tuple[Severity, Confidence, str]]:
     """Severity, confidence and message note of a prose match ``[start, end)`` of ``text`` (a rule with
@@ -113,6 +118,14 @@ def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severi
             return (min(sev, FORBIDDEN_SEVERITY_CAP), _demote(conf),
                     f" (a case to recognise, judged \"{verdict}\" in its sentence: taken to describe rather than instruct)")
         return sev, conf, ""
+    if why in _ASSERTABLE:
+        # round 9: an example adverbial governs its sentence only; "This is mandatory." after it, or an order
+        # with a trigger inside it, makes the match an order (hermes_audit.engine.mood)
+        from hermes_audit.engine.mood import asserted_order
+
+        order = asserted_order(text, start, end)
+        if order:
+            return sev, conf, f" ({why}, presented as an example, but {order})"
     label = labelled_example(text, start) or attack_verdict(text, start, end, described=True)
     if label:
         return (min(sev, FORBIDDEN_SEVERITY_CAP), _demote(conf),
