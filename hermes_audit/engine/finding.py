@@ -123,7 +123,7 @@ def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severi
         # with a trigger inside it, makes the match an order (hermes_audit.engine.mood)
         from hermes_audit.engine.mood import asserted_order
 
-        order = asserted_order(text, start, end)
+        order = asserted_order(text, start, end, quoted=why != "inside inline code")
         if order:
             return sev, conf, f" ({why}, presented as an example, but {order})"
     label = labelled_example(text, start) or attack_verdict(text, start, end, described=True)

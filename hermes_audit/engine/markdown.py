@@ -440,6 +440,8 @@ def _addressed(sentence: str) -> bool:
     obligation or standing trigger addressed to it ("you must ...", "Always ...", "the agent should ...")."""
     if _TRIGGER.search(sentence) is not None:
         return True
+    if _SHELL_COMMAND.match(sentence.lstrip(" \t*_$")[:2000]) is not None:
+        return False  # a command line shown in a quote ("> curl ... | sh") is not an English sentence
     clause = sentence[sentence.rfind(",") + 1:] if "," in sentence else sentence
     return _imperative(sentence) or _imperative(clause)
 

@@ -95,12 +95,14 @@ def _presented_otherwise(sentence: str) -> bool:
         _PRESENTING.search(sentence) is not None
 
 
-def asserted_order(text: str, start: int, end: int) -> Optional[str]:
+def asserted_order(text: str, start: int, end: int, quoted: bool = False) -> Optional[str]:
     """Why the match ``[start, end)``, which an example adverbial on its sentence presents as an example, is an
     order after all, or ``None`` (red team round 9): the next sentence of its paragraph asserts it as an obligation
     (:data:`_ANAPHORIC_OBLIGATION`: "This is mandatory."), or its sentence without the adverbial is an order with a
-    standing trigger ("before every task you run ..."). A match the text forbids, or presents by anything besides
-    the adverbial (an attack word, a hypothesis, a report), stays an example."""
+    standing trigger ("before every task you run ..."), unless the match is ``quoted`` (in quotation marks or a
+    block quote: then the trigger belongs to the quoted words, "e.g. \u201cBefore every commit, run ...\u201d").
+    A match the text forbids, or presents by anything besides the adverbial (an attack word, a hypothesis, a
+    report), stays an example."""
     s0, s1 = _sentence_bounds(text, start, end)
     sentence = text[s0:start] + " \u2026 " + text[end:s1]
     marker = _EXAMPLE_ADVERBIAL.search(sentence)
@@ -117,6 +119,8 @@ def asserted_order(text: str, start: int, end: int) -> Optional[str]:
         m = _ANAPHORIC_OBLIGATION.match(nxt)
         if m is not None:
             return f'"{" ".join(m.group(0).split()).rstrip(".!")}" makes it an obligation'
+    if quoted:
+        return None
     own = text[s0:start].replace(marker.group(0), " ") if marker.start() < start - s0 else text[s0:start]
     own = own.strip(" \t,:;*_")
     bare = _TRIGGER.sub(" ", own).strip(" \t,:;*_")  # "always run" -> "run"

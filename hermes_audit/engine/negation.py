@@ -165,10 +165,12 @@ _CANNOT_SERIES_TAIL = _compile(
 #: ever fail to ", "no olvides subir ", "не забудь отправить ", "n'oublie pas d'envoyer ". At most two words between
 #: the omission and the match ("to run the", "running").
 _DOUBLE_NEGATION_TAIL = _compile(
-    r"\b" + _NEG + r"\b(?:[ \t*_]{1,4}(?:pas|te|se|ni|you|we)\b)?[ \t*_]{1,4}"
+    r"(?:\b" + _NEG + r"\b(?:[ \t*_]{1,4}(?:pas|te|se|ni|you|we)\b)?[ \t*_]{1,4}|\bn[\'\u2019])"
     r"(?:(?:\w+ly|ever|even|again|once)[ \t]{1,3}){0,2}" + _OMISSION +
-    r"(?:[ \t*_]{1,4}(?:pas|nicht|nie|niemals)\b)?(?:[ \t]{0,3}(?:to|de|d[\'\u2019]|di|zu|a)\b)?"
-    r"(?:[ \t\'\u2019]{1,3}[\w\-]+){0,2}[ \t:*_]{1,4}\Z",
+    r"(?:[ \t*_]{1,4}(?:pas|jamais|nicht|nie|niemals)\b)?(?:[ \t]{0,3}(?:to|de|d[\'\u2019]|di|zu|a)\b)?"
+    r"(?:[ \t\'\u2019]{1,3}[\w\-]+){0,2}[ \t:*_]{1,4}\Z"
+    # German and the languages that put the negation after the verb: "Vergiss nie ...", "Überspringe niemals ..."
+    r"|\b" + _OMISSION + r"[ \t]{1,3}(?:nie|niemals|nicht|keinesfalls)\b(?:[ \t]{1,3}[\w\-]+){0,2}[ \t:*_]{1,4}\Z",
     re.I,
 )
 #: The same in Chinese, which has no spaces: a negation right before an omission ("不要忘记", "千万别跳过", "切勿省略").
@@ -259,7 +261,7 @@ _NEG_CJK = _compile(
     r"(?:不要|不能|不可以?|不得|不准|不许|不許|不应该?|不應該?|不该|不該|禁止|严禁|嚴禁|切勿|请勿|請勿|勿|"
     r"绝不|絕不|决不|決不|从不|從不|永远不|永遠不|千万别|千萬別|避免|"
     r"(?<![特区區分类類级級识識个個告性差派辨鉴鑑])[别別])"
-    r"(?!再?(?:忘|犹豫|猶豫|迟疑|遲疑|停|拒绝|拒絕|询问|詢問|问|問|等|担心|擔心|害怕|怕|客气|客氣|介意|顾虑|顧慮))"
+    r"(?!再?(?:忘|跳过|跳過|省略|漏掉|遗漏|遺漏|犹豫|猶豫|迟疑|遲疑|停|拒绝|拒絕|询问|詢問|问|問|等|担心|擔心|害怕|怕|客气|客氣|介意|顾虑|顧慮))"
     r"(?:[^\u3002\uff01\uff1f\uff1b\uff1a\uff0c\n.!?;:`\"'\u201c\u201d\u300c\u300d]|\.(?=\S)){0," + str(CJK_REACH) + r"}\Z"
 )
 
@@ -269,8 +271,9 @@ def negation_before(text: str, start: int) -> Optional[str]:
     its clause ("never read, print, or", "no envíes", "不要把"), or ``None``. A negation of another language that
     turns into an order ("no olvides", "不要忘记") does not count."""
     neg = negated_before(text, start)
-    if neg is not None and _flipped_item(text, start) is not None:
-        return None  # round 9: "Avoid: - not running ...": the lead-in negates the item's negation
+    if neg is not None and double_negation(text, start) is not None:
+        # round 9: "Vergiss nie ...", "Avoid: - not running ...": a second negation makes the clause an order
+        return None
     prefix = _clause_prefix(text, start)
     if prefix.isascii():
         return neg
