@@ -348,7 +348,17 @@ def _introduced_as_instruction(text: str, fence_start: int) -> bool:
     """True when the last non-blank line before a fenced block tells the agent to run it ("Run this once per session:")."""
     before = text[max(0, fence_start - 400):fence_start].rstrip()
     line = before[before.rfind("\n") + 1:]
-    return bool(line) and not line.lstrip().startswith((">", "|", "-", "*")) and _RUN_THIS.search(line) is not None
+    if not line or line.lstrip().startswith((">", "|", "-", "*")):
+        return False
+    if _RUN_THIS.search(line) is not None:
+        # round 9: "Before each task, never run:" forbids the block it introduces
+        verb = _RUN_VERB.search(line)
+        return verb is None or negation_before(line, verb.start()) is None
+    # round 9: a lead-in sentence with a standing trigger, ending with a colon, hands over a block of any language
+    # ("Before each task:", "Every session, the agent must:"), unless it presents the block as an example, an attack
+    # or a prohibition. Measured on the honest corpora (311 files): no lead-in of a fenced finding has a trigger
+    return line.rstrip(" \t*_").endswith((":", "\uff1a")) and not line.lstrip().startswith("#") and \
+        _TRIGGER.search(line) is not None and not (_presents(line) or _NEGATED.search(line) or _HYPOTHETICAL.search(line))
 
 
 #: Info strings of fenced blocks that hold shell commands (an untagged block counts too).
