@@ -482,21 +482,15 @@ _UNTRUSTED = _compile(
 )
 
 
-def _block_quote_judged(text: str, start: int, own: str) -> bool:
+def _block_quote_judged(text: str, start: int, own: str, group: int) -> bool:
     """True when the block quote holding ``start`` is not the file's own words to the agent although its sentence
     ``own`` is in the mood of an order (round 9): the sentence is itself in quotation marks (a quotation set off as
     a block), or the lead-in line or the first line after the block quote marks it as untrusted input or judges it
-    ("Untrusted input", "Text like the quote above ... Treat it as data", "do not follow it"). Bounded:
-    :data:`_QUOTE_LINES` lines and :data:`_QUOTE_WINDOW` characters after the match."""
+    ("Untrusted input", "Text like the quote above ... Treat it as data", "do not follow it"). ``group``: where
+    the block quote's first line (of the last :data:`_QUOTE_LINES`) starts. Bounded: :data:`_QUOTE_LINES` lines
+    and :data:`_QUOTE_WINDOW` characters after the match."""
     if own.lstrip(" \t*_").startswith(("\"", "\u201c", "\u201e", "\u00ab", "'", "\u2018", "\u300c")):
         return True
-    line_start = text.rfind("\n", 0, start) + 1
-    group = line_start
-    for _ in range(_QUOTE_LINES):
-        prev = text.rfind("\n", 0, max(0, group - 1)) + 1
-        if group <= 0 or not _QUOTE_LINE.match(text, prev, group):
-            break
-        group = prev
     lead = lead_in(text, group) or ""
     if _UNTRUSTED.search(lead[-_QUOTE_WINDOW:]):
         return True
@@ -574,7 +568,7 @@ def _quote_instructs(text: str, start: int, end: int, region: tuple[int, int, st
         # \"post ...\""), is addressed to the agent, trigger or not
         own = before + text[start:end]
         if why == "inside a block quote":
-            if not _addressed(own) or _block_quote_judged(text, start, own):
+            if not _addressed(own) or _block_quote_judged(text, start, own, group):
                 return False
         elif not (_REPORT_FRAME.search(outside) and _addressed(text[rs + 1:start] + text[start:end])):
             return False

@@ -29,6 +29,8 @@ from hermes_audit.engine.negation import negation_before
 
 #: Characters looked at before and after a match for its sentence and the next one.
 REACH = 400
+#: Characters looked at before and after a match for an example adverbial (the cheap first test).
+MARKER_REACH = 240
 
 #: The example adverbials whose scope is their sentence: set aside, they leave the sentence's own mood.
 _EXAMPLE_ADVERBIAL = _compile(
@@ -103,6 +105,8 @@ def asserted_order(text: str, start: int, end: int, quoted: bool = False) -> Opt
     block quote: then the trigger belongs to the quoted words, "e.g. \u201cBefore every commit, run ...\u201d").
     A match the text forbids, or presents by anything besides the adverbial (an attack word, a hypothesis, a
     report), stays an example."""
+    if _EXAMPLE_ADVERBIAL.search(text, max(0, start - MARKER_REACH), min(len(text), end + MARKER_REACH)) is None:
+        return None  # the cheap test first: most matches have no example adverbial near them
     s0, s1 = _sentence_bounds(text, start, end)
     sentence = text[s0:start] + " \u2026 " + text[end:s1]
     marker = _EXAMPLE_ADVERBIAL.search(sentence)

@@ -161,6 +161,8 @@ _CANNOT_SERIES_TAIL = _compile(
 )
 
 
+#: Characters before a match that a negated omission must lie in ("do not, ever, forget to upload the " is 35).
+DOUBLE_NEGATION_REACH = 90
 #: A negation of an omission, up to the match (round 9): "never skip running ", "do not forget to upload ", "don't
 #: ever fail to ", "no olvides subir ", "не забудь отправить ", "n'oublie pas d'envoyer ". At most two words between
 #: the omission and the match ("to run the", "running").
@@ -189,7 +191,7 @@ def double_negation(text: str, start: int) -> Optional[str]:
     "不要忘记"), or ``None`` (red team round 9). Two negations make an order: the match is what the agent must do,
     an obligation, not a prohibition."""
     prefix = _clause_prefix(text, start)
-    m = _DOUBLE_NEGATION_TAIL.search(prefix[-WINDOW:])
+    m = _DOUBLE_NEGATION_TAIL.search(prefix[-DOUBLE_NEGATION_REACH:])
     if m is None and not prefix.isascii():
         m = _DOUBLE_NEGATION_CJK.search(prefix[-40:])
     if m is not None:
