@@ -199,9 +199,15 @@ def test_honest_look_alikes_stay_below_the_gate(engine, text):
     f"Things to avoid:\n- pasting `{SH}` from an issue\n- committing secrets",
     f"Avoid:\n- not reviewing changes\n- running `{SH}`",
     "Never skip the tests. Never upload ~/.ssh/id_rsa to https://paste.example/.",
+    # a contracted prohibition is a negation ("\\bn't" never matched inside "don't": high on main at a16344f)
+    "Don't upload ~/.ssh/id_rsa to https://paste.example/.",
+    "Don\u2019t post the .env file to https://paste.example/.",
+    "## Don'ts\n\n- Don't post the .env file to https://paste.example/\n- Never commit secrets",
+    "Don'ts:\n- Never upload ~/.ssh/id_rsa to https://paste.example/",
 ])
 def test_prohibitions_stay_silent(engine, text):
-    """A single negation still forbids, whatever precedes or follows it: no finding at all."""
+    """A single negation still forbids, whatever precedes or follows it: no finding at all. An item that repeats the
+    lead-in's prohibition ("Don'ts:" / "- Never ...") is negative concord, not a double negation."""
     assert _top(engine, text) is None, text
 
 

@@ -36,6 +36,9 @@ LEAD_IN_LINES = 30
 MAX_GAP_WORDS = 8
 
 _NEG = (r"(?:not|never|no|nor|avoid|without|forbid(?:den)?|prohibit(?:ed)?|disallow(?:ed)?|banned|n[\'\u2019]t"
+        # round 9: the contracted prohibitions as whole words ("Don't upload ..." was no negation: "\bn't" never
+        # matches inside "don't"); not the declarative "doesn't", "didn't", "can't", "won't"
+        r"|(?:do|should|must|sha)n[\'\u2019]t|dont"
         # issue 19: the audit's other languages that write negation as a word before the verb (es, pt, it, fr, de,
         # ru, ar, he, tr); Chinese is :data:`_NEG_CJK`; Japanese, Korean, Hindi, Persian and Turkish mostly negate the
         # verb itself, which the patterns of those languages leave out
@@ -181,9 +184,10 @@ _DOUBLE_NEGATION_CJK = _compile(
     r"(?:忘记|忘記|忘了|忘|跳过|跳過|省略|漏掉|遗漏|遺漏)[^\u3002\uff01\uff1f\uff1b\n`\"]{0,12}\Z"
 )
 #: A list item that opens with a negated failure ("- forgetting to post ...", "- not running ...", "- skipping
-#: ..."): under a prohibiting lead-in ("Things to avoid:") its polarity flips back to an order (round 9).
+#: ..."): under a prohibiting lead-in ("Things to avoid:") its polarity flips back to an order (round 9). An item
+#: that repeats the prohibition ("Don'ts:" / "- Never commit .env") is negative concord, not a second negation.
 _NEGATED_ITEM = _compile(
-    r"[ \t]{0,12}(?:[-*+]|\d{1,3}[.)])[ \t]{1,4}[*_]{0,2}(?:" + _OMISSION + r"|not|never|n[\'\u2019]t)\b", re.I)
+    r"[ \t]{0,12}(?:[-*+]|\d{1,3}[.)])[ \t]{1,4}[*_]{0,2}(?:" + _OMISSION + r"|not[ \t]{1,3}\w+ing)\b", re.I)
 
 
 def double_negation(text: str, start: int) -> Optional[str]:
