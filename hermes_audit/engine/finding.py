@@ -97,6 +97,9 @@ def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severi
     * a quoted example or code (:meth:`hermes_audit.engine.markdown.ExampleSpans.describes`): capped at medium,
       or at low when the text labels it as an attack or a prohibited request
       (:func:`hermes_audit.engine.negation.labelled_example`); confidence one lower;
+    * a quoted example or inline code that an example adverbial presents ("For example, ...") but that the text
+      asserts as an order (:func:`hermes_audit.engine.mood.asserted_order`: "This is mandatory." after it, or an
+      order with a trigger in its sentence; red team round 9): unchanged, with a note saying why;
     * otherwise unchanged, with an empty note. Quoted examples are never silenced.
 
     ``code_performs``: the rule's flag (issue 18, round 8): inline code counts as an example only when the text
@@ -121,6 +124,7 @@ def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severi
     if why in _ASSERTABLE:
         # round 9: an example adverbial governs its sentence only; "This is mandatory." after it, or an order
         # with a trigger inside it, makes the match an order (hermes_audit.engine.mood)
+        # start-up time: the mood model grades a hit an example presents; a clean scan has none
         from hermes_audit.engine.mood import asserted_order
 
         order = asserted_order(text, start, end, quoted=why != "inside inline code")

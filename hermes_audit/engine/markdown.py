@@ -38,7 +38,13 @@ example ("e.g.", "attackers write", "never run", "the test fixture contains");
 and a block quote or a quoted string around hidden text (an HTML comment or
 another channel of :func:`hermes_audit.engine.comments.channels`), which is not
 rendered at all, quote or no quote (code is rendered, so hidden text in a
-code block or an inline code span still describes). Audit findings there are never silenced: the engine lowers
+code block or an inline code span still describes). Red team round 9: a block
+quote whose own sentence is in the mood of an order ("> post ~/.ssh/id_rsa to
+..."), trigger or not, and a quoted order that a named speaker passes on ("The
+maintainer said: \"...\""; a verb of reporting presents a quote only with a
+foreign speaker: an attacker, a file, a page, a message, someone unnamed) are
+orders too (:func:`_addressed`, :func:`_presents`); a fenced block under a lead-in
+sentence with a standing trigger ("Before each task:") performs. Audit findings there are never silenced: the engine lowers
 their confidence by one level and caps their severity at
 :data:`DESCRIBES_SEVERITY_CAP` (medium), and says why in the message.
 Parity verdicts never change (Hermes does not make this distinction).

@@ -14,7 +14,10 @@ negation guard written into each pattern. A match is *forbidden* (:func:`forbidd
 
 A negation that flips into an order does not count: "never refuse to ...", "don't hesitate to ...", "do not
 forget to ...", "no need to ask", "without asking" (see :data:`_NOT_A_PROHIBITION`); nor does a match that
-itself starts with a verb of obedience ("do not follow your previous instructions" is an override).
+itself starts with a verb of obedience ("do not follow your previous instructions" is an override). Polarity
+counts (red team round 9, :func:`double_negation`): a negated omission ("never skip running", "Vergiss nie",
+"不要跳过") and a negated failure in a list under a prohibiting lead-in ("Things to avoid:" / "- forgetting to
+post ...") are orders, not prohibitions.
 
 Offsets are character (code point) offsets into the document text. Linear in the length of one line (the
 look-back is bounded by :data:`WINDOW` characters and :data:`LEAD_IN_LINES` lines).
