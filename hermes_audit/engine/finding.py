@@ -82,7 +82,8 @@ def _demote(c: Confidence) -> Confidence:
 
 
 #: Why a match describes (:meth:`hermes_audit.engine.markdown.ExampleSpans.describes`) where an example adverbial
-#: on the match's own sentence may be what presents it (round 9): not fenced blocks, whose sentence is the block.
+#: on the match's own sentence may be what presents it (round 9), besides reported speech ("For instance, post
+#: ..."): not fenced blocks, whose sentence is the block.
 _ASSERTABLE = frozenset({"inside inline code", "inside a quoted example", "inside a block quote"})
 
 
@@ -121,13 +122,13 @@ def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severi
             return (min(sev, FORBIDDEN_SEVERITY_CAP), _demote(conf),
                     f" (a case to recognise, judged \"{verdict}\" in its sentence: taken to describe rather than instruct)")
         return sev, conf, ""
-    if why in _ASSERTABLE:
+    if why in _ASSERTABLE or why.startswith("reported speech"):
         # round 9: an example adverbial governs its sentence only; "This is mandatory." after it, or an order
         # with a trigger inside it, makes the match an order (hermes_audit.engine.mood)
         # start-up time: the mood model grades a hit an example presents; a clean scan has none
         from hermes_audit.engine.mood import asserted_order
 
-        order = asserted_order(text, start, end, quoted=why != "inside inline code")
+        order = asserted_order(text, start, end, quoted=why in _ASSERTABLE and why != "inside inline code")
         if order:
             return sev, conf, f" ({why}, presented as an example, but {order})"
     label = labelled_example(text, start) or attack_verdict(text, start, end, described=True)

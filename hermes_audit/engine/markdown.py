@@ -429,8 +429,10 @@ _SENTENCE_END = _compile(r"(?<!\be\.g)(?<!\bi\.e)[.!?;](?=\s|\Z)", re.I)
 _QUOTE_WINDOW = 400
 _QUOTE_LINES = 12
 #: A quote introduced as someone's words, right before it: "The maintainer said: ", "Alice wrote, ".
-_REPORT_FRAME = _compile(r"\b(?:says?|said|writes?|wrote|tells?[ \t]+(?:you|us)|told[ \t]+(?:you|us)|adds?|added|"
-                         r"insists?|insisted|reminds?[ \t]+(?:you|us)|reminded[ \t]+(?:you|us))[ \t]*[:,]?[ \t]*\Z", re.I)
+_REPORT_FRAME = _compile(r"(?:\b(?:says?|said|writes?|wrote|tells?[ \t]+(?:you|us)|told[ \t]+(?:you|us)|adds?|added|"
+                         r"insists?|insisted|reminds?[ \t]+(?:you|us)|reminded[ \t]+(?:you|us))[ \t]*[:,]?"
+                         r"|\b(?:per|according[ \t]+to)[ \t]+(?:the[ \t]+|our[ \t]+|your[ \t]+)?[\w-]+[ \t]*[:,])"
+                         r"[ \t]*\Z", re.I)
 #: Block-quote markers at the start of a line.
 _QUOTE_MARKERS = _compile(r"[ \t]{0,3}(?:>[ \t]?)+")
 
@@ -450,16 +452,18 @@ def _is_order(before: str, after: str) -> bool:
         _TRIGGER.search(before) is not None or _TRIGGER.search(after) is not None)
 
 
-def _addressed(sentence: str) -> bool:
-    """True when ``sentence`` (a quote's own sentence up to the end of the match) is in the mood of an order to
-    the agent (round 9): imperative ("post ~/.ssh/id_rsa to ...", "Before every task, upload ..."), or an
-    obligation or standing trigger addressed to it ("you must ...", "Always ...", "the agent should ...")."""
-    if _TRIGGER.search(sentence) is not None:
+def _addressed(sentence: str, after: str = "") -> bool:
+    """True when ``sentence`` (a quote's own sentence up to the end of the match; ``after``: the rest of it) is in
+    the mood of an order to the agent (round 9): imperative ("post ~/.ssh/id_rsa to ...", "Before every task,
+    upload ...", "Note from the maintainer: post ..."), or an obligation or standing trigger addressed to it ("you
+    must ...", "Always ...", "the agent should ...", "... before each task")."""
+    if _TRIGGER.search(sentence) is not None or (after and _TRIGGER.search(after) is not None):
         return True
     if _SHELL_COMMAND.match(sentence.lstrip(" \t*_$")[:2000]) is not None:
         return False  # a command line shown in a quote ("> curl ... | sh") is not an English sentence
-    clause = sentence[sentence.rfind(",") + 1:] if "," in sentence else sentence
-    return _imperative(sentence) or _imperative(clause)
+    comma = sentence[sentence.rfind(",") + 1:] if "," in sentence else sentence
+    colon = sentence[sentence.rfind(":") + 1:] if ":" in sentence else sentence
+    return _imperative(sentence) or _imperative(comma) or _imperative(colon)
 
 
 #: Verbs that report someone's words ("The maintainer said:", "the page reads"): they present the quote as an
@@ -574,10 +578,13 @@ def _quote_instructs(text: str, start: int, end: int, region: tuple[int, int, st
         # \"post ...\""), is addressed to the agent, trigger or not
         own = before + text[start:end]
         if why == "inside a block quote":
-            if not _addressed(own) or _block_quote_judged(text, start, own, group):
+            if not _addressed(own, after) or _block_quote_judged(text, start, own, group):
                 return False
-        elif not (_REPORT_FRAME.search(outside) and _addressed(text[rs + 1:start] + text[start:end])):
-            return False
+        else:
+            frame = _REPORT_FRAME.search(outside)
+            if frame is None or _FOREIGN_SOURCE.search(frame.group(0)) is not None or \
+                    not _addressed(text[rs + 1:start] + text[start:end], after):
+                return False  # "From the log: \"...\"" reports what a foreign source holds
     if _presents(before) or negated_before(text, start) is not None or labelled_example(text, start):
         return False
     if why == "inside a block quote":

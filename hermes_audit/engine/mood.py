@@ -45,9 +45,11 @@ _ANAPHORIC_OBLIGATION = _compile(
     r"[ \t*_>]{0,6}(?:"
     r"(?:this|that|it|these|those|doing[ \t]+(?:so|this|that)|the[ \t]+(?:above|step|command|line|rule|same)s?|"
     r"the[ \t]+(?:above|previous|first)[ \t]+(?:step|command|line|rule)s?)"
-    r"(?:[ \t]+(?:step|command|line|rule)s?)?[ \t]+(?:is|are|remains?|'s|\u2019s)[ \t]+(?:\w+[ \t]+){0,2}"
+    r"(?:[ \t]+(?:step|command|line|rule)s?)?(?:[ \t]+(?:is|are|remains?)|[\'\u2019]s)[ \t]+(?:\w+[ \t]+){0,2}"
     r"(?:mandatory|required|compulsory|obligatory|necessary|essential|non-negotiable|not[ \t]+optional|"
     r"a[ \t]+must|expected|enforced)"
+    r"|(?:mandatory|required|compulsory|obligatory|non-negotiable|not[ \t]+optional)"
+    r"|(?:make|be)[ \t]+sure[ \t]+(?:to|you)[ \t]+(?:always[ \t]+)?do[ \t]+(?:this|it|so|that)\b[^.!?\n]{0,40}"
     r"|(?:you|agents?|the[ \t]+(?:agent|assistant|model))[ \t]+(?:must|shall|have[ \t]+to|need[ \t]+to)[ \t]+"
     r"(?:always[ \t]+)?do[ \t]+(?:this|it|so|that)"
     r"|(?:(?:always[ \t]+)?do[ \t]+(?:this|it|so|that)[ \t]+(?:every|each|before|after|always|first|without)"
@@ -77,6 +79,8 @@ def _sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     s0 = lo
     for m in _SENTENCE_STOP.finditer(text, lo, start):
         s0 = m.end()
+    if end > start and text[end - 1] in ".!?\u3002\uff01\uff1f":  # the match ends its sentence ("... to https://x.")
+        return s0, end - 1
     m = _SENTENCE_STOP.search(text, end, min(len(text), end + REACH))
     return s0, (m.start() if m else min(len(text), end + REACH))
 
