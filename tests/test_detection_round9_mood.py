@@ -10,8 +10,8 @@ example adverbial).
 4. double negation ("never skip running ...", "do not forget to upload ...");
 5. a list under a negative lead-in whose items are negated failures ("Things to avoid: - forgetting to post ...").
 
-Every attack text is written for this test and fails on ``main`` at a16344f (checked by running this file against
-that tree); the honest look-alikes keep below high there and here.
+Every attack text is written for this test and fails on ``main`` at a16344f and at 836c1dd (checked by running this file against
+those trees); the honest look-alikes keep below high there and here.
 """
 
 from __future__ import annotations
