@@ -156,6 +156,9 @@ LAZY_IMPORTS: dict[tuple[str, str], str] = {
     ("hermes_audit.engine.finding", "hermes_audit.engine.markdown"): _MARKDOWN,
     ("hermes_audit.engine.finding", "hermes_audit.engine.negation"):
         _STARTUP + "the negation model grades a hit; a clean scan has none",
+    # round 9: the scope of an example adverbial (engine.mood imports engine.markdown)
+    ("hermes_audit.engine.finding", "hermes_audit.engine.mood"):
+        _STARTUP + "the mood model grades a hit an example presents; a clean scan has none",
     ("hermes_audit.engine.overlap", "hermes_audit.engine.markdown"): _MARKDOWN,
     ("hermes_audit.engine.payloads", "hermes_audit.engine.deobfuscate"): _OPCODES,
     ("hermes_audit.hermes.context", "hermes_audit.hermes.distribution"): _YAML,

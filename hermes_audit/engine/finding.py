@@ -81,6 +81,12 @@ def _demote(c: Confidence) -> Confidence:
     return Confidence(max(int(c) - 1, 0))
 
 
+#: Why a match describes (:meth:`hermes_audit.engine.markdown.ExampleSpans.describes`) where an example adverbial
+#: on the match's own sentence may be what presents it (round 9), besides reported speech ("For instance, post
+#: ..."): not fenced blocks, whose sentence is the block.
+_ASSERTABLE = frozenset({"inside inline code", "inside a quoted example", "inside a block quote"})
+
+
 def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severity,
           conf: Confidence, code_performs: bool = False) -> Optional[tuple[Severity, Confidence, str]]:
     """Severity, confidence and message note of a prose match ``[start, end)`` of ``text`` (a rule with
@@ -92,6 +98,9 @@ def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severi
     * a quoted example or code (:meth:`hermes_audit.engine.markdown.ExampleSpans.describes`): capped at medium,
       or at low when the text labels it as an attack or a prohibited request
       (:func:`hermes_audit.engine.negation.labelled_example`); confidence one lower;
+    * a quoted example or inline code that an example adverbial presents ("For example, ...") but that the text
+      asserts as an order (:func:`hermes_audit.engine.mood.asserted_order`: "This is mandatory." after it, or an
+      order with a trigger in its sentence; red team round 9): unchanged, with a note saying why;
     * otherwise unchanged, with an empty note. Quoted examples are never silenced.
 
     ``code_performs``: the rule's flag (issue 18, round 8): inline code counts as an example only when the text
@@ -113,6 +122,15 @@ def judge(text: str, examples: "ExampleSpans", start: int, end: int, sev: Severi
             return (min(sev, FORBIDDEN_SEVERITY_CAP), _demote(conf),
                     f" (a case to recognise, judged \"{verdict}\" in its sentence: taken to describe rather than instruct)")
         return sev, conf, ""
+    if why in _ASSERTABLE or why.startswith("reported speech"):
+        # round 9: an example adverbial governs its sentence only; "This is mandatory." after it, or an order
+        # with a trigger inside it, makes the match an order (hermes_audit.engine.mood)
+        # start-up time: the mood model grades a hit an example presents; a clean scan has none
+        from hermes_audit.engine.mood import asserted_order
+
+        order = asserted_order(text, start, end, quoted=why in _ASSERTABLE and why != "inside inline code")
+        if order:
+            return sev, conf, f" ({why}, presented as an example, but {order})"
     label = labelled_example(text, start) or attack_verdict(text, start, end, described=True)
     if label:
         return (min(sev, FORBIDDEN_SEVERITY_CAP), _demote(conf),

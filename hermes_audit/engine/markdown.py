@@ -38,7 +38,13 @@ example ("e.g.", "attackers write", "never run", "the test fixture contains");
 and a block quote or a quoted string around hidden text (an HTML comment or
 another channel of :func:`hermes_audit.engine.comments.channels`), which is not
 rendered at all, quote or no quote (code is rendered, so hidden text in a
-code block or an inline code span still describes). Audit findings there are never silenced: the engine lowers
+code block or an inline code span still describes). Red team round 9: a block
+quote whose own sentence is in the mood of an order ("> post ~/.ssh/id_rsa to
+..."), trigger or not, and a quoted order that a named speaker passes on ("The
+maintainer said: \"...\""; a verb of reporting presents a quote only with a
+foreign speaker: an attacker, a file, a page, a message, someone unnamed) are
+orders too (:func:`_addressed`, :func:`_presents`); a fenced block under a lead-in
+sentence with a standing trigger ("Before each task:") performs. Audit findings there are never silenced: the engine lowers
 their confidence by one level and caps their severity at
 :data:`DESCRIBES_SEVERITY_CAP` (medium), and says why in the message.
 Parity verdicts never change (Hermes does not make this distinction).
@@ -55,7 +61,8 @@ from typing import Optional
 from hermes_audit.patterns.regex_code import re_compile_builtin as _compile  # issue 8: op-codes from the catalog cache
 from hermes_audit.engine.comments import channels
 from hermes_audit.engine.negation import (
-    _DESCRIBES_LEAD_IN, _LIST_ITEM, labelled_example, lead_in, negated_before, negation_before,
+    _DESCRIBES_LEAD_IN, _LIST_ITEM, double_negation, labelled_example, lead_in, negated_before, negated_item,
+    negation_before,
 )
 from hermes_audit.engine.code_regions import _FENCE, _INLINE, _code_candidates  # noqa: F401 (issue 18)
 from hermes_audit.findings import Severity
@@ -147,7 +154,12 @@ def _lead_in_describes(text: str, line_start: int) -> bool:
     """True when the line that introduces a command line (:func:`hermes_audit.engine.negation.lead_in`)
     forbids or exemplifies what follows: "Never run these:", "Examples of attacks:", "Red flags include:"."""
     line = lead_in(text, line_start)
-    return line is not None and (_NEGATED.search(line) is not None or _DESCRIBES_LEAD_IN.search(line) is not None)
+    if line is None:
+        return False
+    if _DESCRIBES_LEAD_IN.search(line) is not None:
+        return True
+    # round 9: a negated failure under a negative lead-in ("Things to avoid:" / "- forgetting to ...") is an order
+    return _NEGATED.search(line) is not None and not negated_item(text, line_start)
 
 
 def _inline_performs(text: str, start: int, end: int) -> bool:
@@ -164,6 +176,9 @@ def _inline_performs(text: str, start: int, end: int) -> bool:
         return _SHELL_COMMAND.match(body[:2000]) is not None and not _lead_in_describes(text, line_start)
     m = _SENTENCE_BREAK.match(prefix)
     sentence = prefix[m.end():] if m else prefix
+    if double_negation(text, start) is not None:
+        # round 9: "Never skip running `...`", "Do not forget to `...`": two negations make an obligation
+        return _NEGATED_AFTER.match(text, end) is None and not _presented_as_example(text, start)
     if _RUN_INLINE.search(sentence) is not None:
         # issue 18 (round 8): "an attacker might run `...`", "for example, run `...`" describe
         return negation_before(text, start) is None and _NEGATED_AFTER.match(text, end) is None and \
@@ -185,6 +200,8 @@ def _inline_performs(text: str, start: int, end: int) -> bool:
     return _RUN_AFTER.match(text, end) is not None and negation_before(text, start) is None
 
 
+#: The negation words of :data:`_EXAMPLE_INTRO`, which a double negation (:func:`double_negation`) cancels.
+_NEGATION_WORDS = _compile(r"\b(?:never|avoid)\b", re.I)
 #: Words that open a sentence (or a clause after a comma) without ordering anything: articles, pronouns,
 #: subordinators, auxiliaries and prepositions. "If ...", "When ...", "To ..." lead into a clause; the clause
 #: after their comma is looked at instead.
@@ -253,6 +270,8 @@ def _presented_as_example(text: str, start: int) -> bool:
     prefix = text[max(line_start, start - _RUN_WINDOW):start]
     m = _SENTENCE_BREAK.match(prefix)
     sentence = prefix[m.end():] if m else prefix
+    if double_negation(text, start) is not None:  # round 9: "never skip ..." obliges; its "never" presents nothing
+        sentence = _NEGATION_WORDS.sub(" ", sentence)
     return (_EXAMPLE_INTRO.search(sentence) is not None or _HYPOTHETICAL.search(sentence) is not None
             or _REPORTED.search(sentence) is not None or negation_before(text, start) is not None
             or labelled_example(text, start) is not None
@@ -335,7 +354,17 @@ def _introduced_as_instruction(text: str, fence_start: int) -> bool:
     """True when the last non-blank line before a fenced block tells the agent to run it ("Run this once per session:")."""
     before = text[max(0, fence_start - 400):fence_start].rstrip()
     line = before[before.rfind("\n") + 1:]
-    return bool(line) and not line.lstrip().startswith((">", "|", "-", "*")) and _RUN_THIS.search(line) is not None
+    if not line or line.lstrip().startswith((">", "|", "-", "*")):
+        return False
+    if _RUN_THIS.search(line) is not None:
+        # round 9: "Before each task, never run:" forbids the block it introduces
+        verb = _RUN_VERB.search(line)
+        return verb is None or negation_before(line, verb.start()) is None
+    # round 9: a lead-in sentence with a standing trigger, ending with a colon, hands over a block of any language
+    # ("Before each task:", "Every session, the agent must:"), unless it presents the block as an example, an attack
+    # or a prohibition. Measured on the honest corpora (311 files): no lead-in of a fenced finding has a trigger
+    return line.rstrip(" \t*_").endswith((":", "\uff1a")) and not line.lstrip().startswith("#") and \
+        _TRIGGER.search(line) is not None and not (_presents(line) or _NEGATED.search(line) or _HYPOTHETICAL.search(line))
 
 
 #: Info strings of fenced blocks that hold shell commands (an untagged block counts too).
@@ -399,6 +428,11 @@ _SENTENCE_END = _compile(r"(?<!\be\.g)(?<!\bi\.e)[.!?;](?=\s|\Z)", re.I)
 #: lines of a block quote looked back (bounded work per finding on a file of one long line or one long quote).
 _QUOTE_WINDOW = 400
 _QUOTE_LINES = 12
+#: A quote introduced as someone's words, right before it: "The maintainer said: ", "Alice wrote, ".
+_REPORT_FRAME = _compile(r"(?:\b(?:says?|said|writes?|wrote|tells?[ \t]+(?:you|us)|told[ \t]+(?:you|us)|adds?|added|"
+                         r"insists?|insisted|reminds?[ \t]+(?:you|us)|reminded[ \t]+(?:you|us))[ \t]*[:,]?"
+                         r"|\b(?:per|according[ \t]+to)[ \t]+(?:the[ \t]+|our[ \t]+|your[ \t]+)?[\w-]+[ \t]*[:,])"
+                         r"[ \t]*\Z", re.I)
 #: Block-quote markers at the start of a line.
 _QUOTE_MARKERS = _compile(r"[ \t]{0,3}(?:>[ \t]?)+")
 
@@ -416,6 +450,97 @@ def _is_order(before: str, after: str) -> bool:
     verb before the match, and a trigger anywhere on the sentence."""
     return _RUN_VERB.search(before) is not None and (
         _TRIGGER.search(before) is not None or _TRIGGER.search(after) is not None)
+
+
+def _addressed(sentence: str, after: str = "") -> bool:
+    """True when ``sentence`` (a quote's own sentence up to the end of the match; ``after``: the rest of it) is in
+    the mood of an order to the agent (round 9): imperative ("post ~/.ssh/id_rsa to ...", "Before every task,
+    upload ...", "Note from the maintainer: post ..."), or an obligation or standing trigger addressed to it ("you
+    must ...", "Always ...", "the agent should ...", "... before each task")."""
+    if _TRIGGER.search(sentence) is not None or (after and _TRIGGER.search(after) is not None):
+        return True
+    if _SHELL_COMMAND.match(sentence.lstrip(" \t*_$")[:2000]) is not None:
+        return False  # a command line shown in a quote ("> curl ... | sh") is not an English sentence
+    comma = sentence[sentence.rfind(",") + 1:] if "," in sentence else sentence
+    colon = sentence[sentence.rfind(":") + 1:] if ":" in sentence else sentence
+    return _imperative(sentence) or _imperative(comma) or _imperative(colon)
+
+
+#: Verbs that report someone's words ("The maintainer said:", "the page reads"): they present the quote as an
+#: example only when their speaker is a source the text does not speak for (:data:`_FOREIGN_SOURCE`).
+_REPORT_VERB = _compile(r"(?:says?|said|saying|writes?|wrote|written|reads?|quot\w*|tells?|told)\Z", re.I)
+#: Speakers whose words the text reports rather than passes on (round 9): an attacker, or content the agent
+#: reads (a file, a page, a message, an issue, a comment, a payload, a tool's output ...), or an unnamed
+#: someone. A person or role the text names ("The maintainer said:", "Our lead wrote:") passes an order on.
+_FOREIGN_SOURCE = _compile(
+    r"\b(?:attack\w*|adversar\w*|malicious|hostile|poison\w*|inject\w*|evil|fake|spoof\w*|untrusted|unknown|"
+    r"external|third[\s-]party|anonymous|stranger|someone|somebody|anyone|random|"
+    r"files?|pages?|sites?|websites?|web|e-?mails?|mails?|messages?|issues?|comments?|tickets?|PRs?|pull[\s-]requests?|"
+    r"documents?|texts?|strings?|snippets?|prompts?|payloads?|inputs?|outputs?|responses?|results?|tools?|"
+    r"repos?|repositor\w+|readmes?|skills?|plugins?|extensions?|packages?|dependenc\w+|scripts?|posts?|tweets?|"
+    r"forums?|chats?|logs?|lines?|content|data|it|this|that|they|one)\b",
+    re.I,
+)
+
+
+#: Words of a block quote's lead-in or of the text right after it that mark the quoted words as untrusted input.
+_UNTRUSTED = _compile(
+    r"\b(?:untrusted|unknown|external|third[\s-]party|anonymous|hostile|adversar\w*|malicious|poison\w*|inject\w*|"
+    r"phish\w*|spoof\w*|fake|evil|suspicious|as[ \t]+data|act[ \t]+on[ \t]+it|quote[ \t]+above|quoted[ \t]+above|"
+    r"(?:do[ \t]+not|don[\'\u2019]t|never)[ \t]+(?:follow|obey)|ignore[ \t]+(?:it|this|that|them))\b",
+    re.I,
+)
+
+
+def _block_quote_judged(text: str, start: int, own: str, group: int) -> bool:
+    """True when the block quote holding ``start`` is not the file's own words to the agent although its sentence
+    ``own`` is in the mood of an order (round 9): the sentence is itself in quotation marks (a quotation set off as
+    a block), or the lead-in line or the first line after the block quote marks it as untrusted input or judges it
+    ("Untrusted input", "Text like the quote above ... Treat it as data", "do not follow it"). ``group``: where
+    the block quote's first line (of the last :data:`_QUOTE_LINES`) starts. Bounded: :data:`_QUOTE_LINES` lines
+    and :data:`_QUOTE_WINDOW` characters after the match."""
+    if own.lstrip(" \t*_").startswith(("\"", "\u201c", "\u201e", "\u00ab", "'", "\u2018", "\u300c")):
+        return True
+    lead = lead_in(text, group) or ""
+    if _UNTRUSTED.search(lead[-_QUOTE_WINDOW:]):
+        return True
+    pos = text.find("\n", start)
+    for _ in range(_QUOTE_LINES):
+        if pos < 0:
+            return False
+        nxt = text.find("\n", pos + 1)
+        line = text[pos + 1:nxt if nxt >= 0 else len(text)][:_QUOTE_WINDOW]
+        pos = nxt
+        if not line.strip() or _QUOTE_LINE.match(line):
+            continue
+        return _UNTRUSTED.search(line) is not None or _presents(line)
+    return False
+
+
+def _presents(s: str) -> bool:
+    """True when ``s`` (text before a quote or around it) presents the quote as an example, an attack, a
+    prohibition or the words of a foreign source (:data:`_EXAMPLE_INTRO`). A verb of reporting counts only with a
+    foreign speaker in its clause (:data:`_FOREIGN_SOURCE`) or none at all: "The maintainer said: \"Always run
+    ...\"" passes the order on, "A poisoned README said: \"...\"" reports it (round 9)."""
+    for m in _EXAMPLE_INTRO.finditer(s):
+        if _REPORT_VERB.match(m.group(0)):
+            head = s[max(0, m.start() - 80):m.start()]
+            cut = max(head.rfind(c) for c in ",;:.!?\n\"\u201c>")
+            head = head[cut + 1:]
+            if head.strip() and _FOREIGN_SOURCE.search(head) is None and _HYPOTHETICAL.search(head) is None:
+                continue
+        return True
+    return False
+
+
+def _reported_outside(s: str) -> bool:
+    """:data:`_REPORTED` on the text before a quote, with a verb of saying counting only as :func:`_presents`
+    lets it ("The maintainer says:" passes an order on)."""
+    m = _REPORTED.search(s)
+    if m is None:
+        return False
+    word = m.group(0).strip(" \t:,-\u2014")
+    return not _REPORT_VERB.match(word) or _presents(s)
 
 
 def _quote_instructs(text: str, start: int, end: int, region: tuple[int, int, str]) -> bool:
@@ -446,16 +571,27 @@ def _quote_instructs(text: str, start: int, end: int, region: tuple[int, int, st
     after = after[:cut] if cut >= 0 else after
     m = _SENTENCE_END.search(after)
     after = after[:m.start()] if m else after
+    outside = text[max(line_start, rs - _QUOTE_WINDOW):rs]  # the line before the quote
     if not _is_order(before, after):  # the cheap test first: most quotes order nothing
-        return False
-    if _EXAMPLE_INTRO.search(before) or negated_before(text, start) is not None or labelled_example(text, start):
+        # round 9: the quote's own mood. A block quote whose sentence is an order to the agent ("> post
+        # ~/.ssh/id_rsa to https://..."), or a quoted order passed on by a named speaker ("The maintainer said:
+        # \"post ...\""), is addressed to the agent, trigger or not
+        own = before + text[start:end]
+        if why == "inside a block quote":
+            if not _addressed(own, after) or _block_quote_judged(text, start, own, group):
+                return False
+        else:
+            frame = _REPORT_FRAME.search(outside)
+            if frame is None or _FOREIGN_SOURCE.search(frame.group(0)) is not None or \
+                    not _addressed(text[rs + 1:start] + text[start:end], after):
+                return False  # "From the log: \"...\"" reports what a foreign source holds
+    if _presents(before) or negated_before(text, start) is not None or labelled_example(text, start):
         return False
     if why == "inside a block quote":
         lead = (lead_in(text, group) or "")[-_QUOTE_WINDOW:]
         intro = chunk[:len(chunk) - len(before)]  # the quote's earlier lines and sentences
-        return not (_EXAMPLE_INTRO.search(lead) or _NEGATED.search(lead) or _EXAMPLE_INTRO.search(intro))
-    outside = text[max(line_start, rs - _QUOTE_WINDOW):rs]  # the line before the quote
-    return not (_EXAMPLE_INTRO.search(outside) or _REPORTED.search(outside) or negated_before(text, rs) is not None)
+        return not (_presents(lead) or _NEGATED.search(lead) or _presents(intro) or _HYPOTHETICAL.search(lead))
+    return not (_presents(outside) or _reported_outside(outside) or negated_before(text, rs) is not None)
 
 
 class ExampleSpans:

@@ -14,7 +14,10 @@ negation guard written into each pattern. A match is *forbidden* (:func:`forbidd
 
 A negation that flips into an order does not count: "never refuse to ...", "don't hesitate to ...", "do not
 forget to ...", "no need to ask", "without asking" (see :data:`_NOT_A_PROHIBITION`); nor does a match that
-itself starts with a verb of obedience ("do not follow your previous instructions" is an override).
+itself starts with a verb of obedience ("do not follow your previous instructions" is an override). Polarity
+counts (red team round 9, :func:`double_negation`): a negated omission ("never skip running", "Vergiss nie",
+"不要跳过") and a negated failure in a list under a prohibiting lead-in ("Things to avoid:" / "- forgetting to
+post ...") are orders, not prohibitions.
 
 Offsets are character (code point) offsets into the document text. Linear in the length of one line (the
 look-back is bounded by :data:`WINDOW` characters and :data:`LEAD_IN_LINES` lines).
@@ -36,6 +39,9 @@ LEAD_IN_LINES = 30
 MAX_GAP_WORDS = 8
 
 _NEG = (r"(?:not|never|no|nor|avoid|without|forbid(?:den)?|prohibit(?:ed)?|disallow(?:ed)?|banned|n[\'\u2019]t"
+        # round 9: the contracted prohibitions as whole words ("Don't upload ..." was no negation: "\bn't" never
+        # matches inside "don't"); not the declarative "doesn't", "didn't", "can't", "won't"
+        r"|(?:do|should|must|sha)n[\'\u2019]t|dont"
         # issue 19: the audit's other languages that write negation as a word before the verb (es, pt, it, fr, de,
         # ru, ar, he, tr); Chinese is :data:`_NEG_CJK`; Japanese, Korean, Hindi, Persian and Turkish mostly negate the
         # verb itself, which the patterns of those languages leave out
@@ -53,9 +59,18 @@ _NEGATED_TAIL = _compile(
     r"(?:" + _ITEM + _SEP + r"){0," + str(MAX_GAP_WORDS) + r"}(?:" + _ITEM + r"[ \t]{1,3})?\Z",
     re.I,
 )
+#: Verbs of omission (round 9): negating one is an order to do the act ("never skip running ...", "do not forget to
+#: upload ...", "no olvides subir", "не пропускай", "n'oublie pas de"); a negation governs them, and they govern the
+#: verb after them. Polarity, not vocabulary: an even number of negations (a negation of an omission, a list of
+#: "Things to avoid:" whose item is "forgetting to ...") leaves an order (:func:`double_negation`).
+_OMISSION = (r"(?:skip\w*|omit\w*|neglect\w*|forget\w*|forgot\w*|fail\w*|miss(?:es|ed|ing)?|overlook\w*|"
+             r"leav(?:e|es|ing)[ \t]+out|"
+             r"olvid\w*|salt(?:es|ar|e)|omit(?:as|ir)|esquec\w*|pul(?:e|ar)|dimentic\w*|salt(?:are|i)|tralasci\w*|"
+             r"oubli\w*|saute[rz]?|omet(?:s|tez|tre)|vergiss\w*|vergess\w*|überspring\w*|auslass\w*|"
+             r"забу\w*|забы\w*|пропуск\w*|пропуст\w*|unut\w*|atla\w*)")
 #: A negation followed by a word that turns it into an order or a permission ("never refuse to", "no need to").
 _NOT_A_PROHIBITION = _compile(
-    r"\b" + _NEG + r"\b[ \t*_]{1,4}(?:\w+[ \t]{1,3}){0,1}(?:hesitat\w*|forget\w*|fail\w*|stop\w*|refus\w*|declin\w*|"
+    r"\b" + _NEG + r"\b[ \t*_]{1,4}(?:\w+[ \t]{1,3}){0,1}(?:" + _OMISSION + r"|hesitat\w*|stop\w*|refus\w*|declin\w*|"
     r"wait\w*|ask\w*|worry\w*|mind|matter|only|just|need|needed|question\w*|confirm\w*|check\w*\s+with|"
     r"permission|approval|longer|doubt|exception|restrictions?|limits?|filters?|rules?|consequences?|problem|problems|worries|"
     r"big\s+deal|time|one|matter\s+what|sooner)\b",
@@ -152,6 +167,72 @@ _CANNOT_SERIES_TAIL = _compile(
 )
 
 
+#: Characters before a match that a negated omission must lie in ("do not, ever, forget to upload the " is 35).
+DOUBLE_NEGATION_REACH = 90
+#: A negation of an omission, up to the match (round 9): "never skip running ", "do not forget to upload ", "don't
+#: ever fail to ", "no olvides subir ", "не забудь отправить ", "n'oublie pas d'envoyer ". At most two words between
+#: the omission and the match ("to run the", "running").
+_DOUBLE_NEGATION_TAIL = _compile(
+    r"(?:\b" + _NEG + r"\b(?:[ \t*_]{1,4}(?:pas|te|se|ni|you|we)\b)?[ \t*_]{1,4}|\bn[\'\u2019])"
+    r"(?:(?:\w+ly|ever|even|again|once)[ \t]{1,3}){0,2}" + _OMISSION +
+    r"(?:[ \t*_]{1,4}(?:pas|jamais|nicht|nie|niemals)\b)?(?:[ \t]{0,3}(?:to|de|d[\'\u2019]|di|zu|a)\b)?"
+    r"(?:[ \t\'\u2019]{1,3}[\w\-]+){0,2}[ \t:*_]{1,4}\Z"
+    # German and the languages that put the negation after the verb: "Vergiss nie ...", "Überspringe niemals ..."
+    r"|\b" + _OMISSION + r"[ \t]{1,3}(?:nie|niemals|nicht|keinesfalls)\b(?:[ \t]{1,3}[\w\-]+){0,2}[ \t:*_]{1,4}\Z",
+    re.I,
+)
+#: The same in Chinese, which has no spaces: a negation right before an omission ("不要忘记", "千万别跳过", "切勿省略").
+_DOUBLE_NEGATION_CJK = _compile(
+    r"(?:不要|不能|不可|不得|别|別|切勿|请勿|請勿|千万别|千萬別|绝不|絕不|永远不要|永遠不要)再?"
+    r"(?:忘记|忘記|忘了|忘|跳过|跳過|省略|漏掉|遗漏|遺漏)[^\u3002\uff01\uff1f\uff1b\n`\"]{0,12}\Z"
+)
+#: A list item that opens with a negated failure ("- forgetting to post ...", "- not running ...", "- skipping
+#: ..."): under a prohibiting lead-in ("Things to avoid:") its polarity flips back to an order (round 9). An item
+#: that repeats the prohibition ("Don'ts:" / "- Never commit .env") is negative concord, not a second negation.
+_NEGATED_ITEM = _compile(
+    r"[ \t]{0,12}(?:[-*+]|\d{1,3}[.)])[ \t]{1,4}[*_]{0,2}(?:" + _OMISSION + r"|not[ \t]{1,3}\w+ing)\b", re.I)
+
+
+def double_negation(text: str, start: int) -> Optional[str]:
+    """The negated omission that governs ``start`` on its clause ("never skip running", "do not forget to upload",
+    "不要忘记"), or ``None`` (red team round 9). Two negations make an order: the match is what the agent must do,
+    an obligation, not a prohibition."""
+    prefix = _clause_prefix(text, start)
+    m = _DOUBLE_NEGATION_TAIL.search(prefix[-DOUBLE_NEGATION_REACH:])
+    if m is None and not prefix.isascii():
+        m = _DOUBLE_NEGATION_CJK.search(prefix[-40:])
+    if m is not None:
+        return " ".join(m.group(0).split()).rstrip(":*_ ")
+    return _flipped_item(text, start)
+
+
+def _flipped_item(text: str, start: int) -> Optional[str]:
+    """For a list item that opens with a negated failure ("- forgetting to ...", "- not running ...", "- skipping
+    ...") under a prohibiting lead-in ("Things to avoid:", "Never:", "避免："): the lead-in and the item's first
+    word, or ``None``. Two negations: the item is an order."""
+    line_start = text.rfind("\n", 0, start) + 1
+    item = _NEGATED_ITEM.match(text, line_start)
+    if item is None:
+        return None
+    lead = lead_in(text, line_start)
+    if lead is None:
+        return None
+    stripped = lead.rstrip()
+    m = re.match(r".*(?:[.!?;](?:\s|\Z)|[\u3002\uff01\uff1f\uff1b])", stripped, re.S)
+    if m and m.end() < len(stripped):
+        stripped = stripped[m.end():]
+    if _PROHIBITING_LEAD_IN.search(stripped) or _PROHIBITING_LEAD_IN_INTL.search(stripped):
+        return " ".join(stripped.split())[-60:] + " / " + item.group(0).strip(" \t-*+_")
+    return None
+
+
+def negated_item(text: str, start: int) -> bool:
+    """True when the list item holding ``start`` opens with a negated failure ("- forgetting to ...", "- not
+    running ..."), which a prohibiting lead-in ("Things to avoid:") turns back into an order (round 9)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return _NEGATED_ITEM.match(text, line_start) is not None
+
+
 def negated_before(text: str, start: int) -> Optional[str]:
     """The negation that governs ``start`` on its clause ("never read, print, commit, or"), or ``None``.
 
@@ -189,7 +270,7 @@ _NEG_CJK = _compile(
     r"(?:不要|不能|不可以?|不得|不准|不许|不許|不应该?|不應該?|不该|不該|禁止|严禁|嚴禁|切勿|请勿|請勿|勿|"
     r"绝不|絕不|决不|決不|从不|從不|永远不|永遠不|千万别|千萬別|避免|"
     r"(?<![特区區分类類级級识識个個告性差派辨鉴鑑])[别別])"
-    r"(?!再?(?:忘|犹豫|猶豫|迟疑|遲疑|停|拒绝|拒絕|询问|詢問|问|問|等|担心|擔心|害怕|怕|客气|客氣|介意|顾虑|顧慮))"
+    r"(?!再?(?:忘|跳过|跳過|省略|漏掉|遗漏|遺漏|犹豫|猶豫|迟疑|遲疑|停|拒绝|拒絕|询问|詢問|问|問|等|担心|擔心|害怕|怕|客气|客氣|介意|顾虑|顧慮))"
     r"(?:[^\u3002\uff01\uff1f\uff1b\uff1a\uff0c\n.!?;:`\"'\u201c\u201d\u300c\u300d]|\.(?=\S)){0," + str(CJK_REACH) + r"}\Z"
 )
 
@@ -199,6 +280,9 @@ def negation_before(text: str, start: int) -> Optional[str]:
     its clause ("never read, print, or", "no envíes", "不要把"), or ``None``. A negation of another language that
     turns into an order ("no olvides", "不要忘记") does not count."""
     neg = negated_before(text, start)
+    if neg is not None and double_negation(text, start) is not None:
+        # round 9: "Vergiss nie ...", "Avoid: - not running ...": a second negation makes the clause an order
+        return None
     prefix = _clause_prefix(text, start)
     if prefix.isascii():
         return neg
@@ -234,7 +318,7 @@ def _prohibiting_list_intl(text: str, start: int) -> Optional[str]:
     m = re.match(r".*(?:[.!?;](?:\s|\Z)|[\u3002\uff01\uff1f\uff1b])", stripped, re.S)
     if m and m.end() < len(stripped):
         stripped = stripped[m.end():]
-    if not _PROHIBITING_LEAD_IN_INTL.search(stripped):
+    if not _PROHIBITING_LEAD_IN_INTL.search(stripped) or negated_item(text, start):
         return None
     return " ".join(stripped.split())[-80:]
 
@@ -252,6 +336,8 @@ def prohibiting_list(text: str, start: int) -> Optional[str]:
     if m and m.end() < len(stripped):
         stripped = stripped[m.end():]
     if not _PROHIBITING_LEAD_IN.search(stripped) or _NOT_A_PROHIBITION.search(stripped):
+        return None
+    if negated_item(text, start):  # "Things to avoid: - forgetting to post ...": two negations, an order
         return None
     return " ".join(stripped.split())[-80:]
 
@@ -332,8 +418,8 @@ def labelled_example(text: str, start: int) -> Optional[str]:
     if _LIST_ITEM.match(text, line_start):
         lead = lead_in(text, line_start)
         if lead is not None:
-            m = (_PROHIBITING_LEAD_IN.search(lead.rstrip()) or _DESCRIBES_LEAD_IN.search(lead)
-                 or _LABEL_BEFORE.search(lead))
+            m = (None if negated_item(text, start) else _PROHIBITING_LEAD_IN.search(lead.rstrip())) or \
+                _DESCRIBES_LEAD_IN.search(lead) or _LABEL_BEFORE.search(lead)
             if m is not None:
                 return " ".join(m.group(0).split())[-60:]
     head = _table_head(text, line_start)
