@@ -299,3 +299,20 @@ def test_a_wide_flat_manifest_is_refused_before_pyyaml_parses_it(monkeypatch):
     dist.hermes_on_alias_bomb(small)
     inputs.composed_duplicate_keys(small)
     assert len([c for c in calls]) <= 3  # composed once; the two constructions use an empty loader each
+
+
+def test_a_merge_key_manifest_parses_the_same_every_time():
+    """PyYAML flattens merge keys in the node it constructs from, and the composed node is kept for the next
+    reader of the same text (``compose_yaml``): each parse must see the document as written. The third
+    parse of ``<<: \\n<<: \\n<<: `` pointed at line 3 (perf21's flaky equivalence test)."""
+    from hermes_audit.audits.profile_checks import detect_distribution_manifest
+    from hermes_audit.documents.inputs import duplicate_yaml_keys
+    from hermes_audit.hermes.distribution import load_yaml_bounded
+
+    text = "<<: \n<<: \n<<: "
+    starts = [[h.start for h in detect_distribution_manifest(text, {"check": "invalid"})] for _ in range(3)]
+    assert starts == [[3], [3], [3]]
+    ok = "base: &b {x: 1}\nname: p\n<<: *b\nx: 2\n"
+    dups = duplicate_yaml_keys(ok)
+    assert [load_yaml_bounded(ok) for _ in range(3)] == [{"base": {"x": 1}, "name": "p", "x": 2}] * 3
+    assert duplicate_yaml_keys(ok) == dups

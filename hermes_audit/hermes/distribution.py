@@ -28,6 +28,7 @@ is bounded in entries and depth. Nothing is ever written.
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import stat
@@ -118,6 +119,10 @@ def load_yaml_bounded(text: str, max_nodes: int = MAX_YAML_NODES, max_expanded: 
     if node is None:
         return None
     _check_graph(node, max_nodes, max_expanded)
+    if "<<" in text or "merge" in text:
+        # PyYAML's constructor flattens merge keys in place (``flatten_mapping``): the composed node is kept
+        # for the next reader of the same text (compose_yaml), which must see it as parsed
+        node = copy.deepcopy(node)
     loader = yaml.SafeLoader("")
     try:
         return loader.construct_document(node)
