@@ -10,7 +10,8 @@
 
 ``python tests/generalization/build.py round2`` builds round 2 (``payloads2``, ``honest2``) into ``round2/``;
 ``python tests/generalization/build.py round3`` builds round 3 (``payloads3``, ``honest3``, with its own carriers
-``carriers3``) into ``round3/``.
+``carriers3``) into ``round3/``; ``build.py round4`` builds round 4 (``payloads4``, ``honest4``, carriers ``carriers3``)
+into ``round4/``.
 
 Deterministic: running it twice gives the same bytes. The files are committed; rerun after editing a source.
 """
@@ -53,7 +54,12 @@ def main(argv: list[str]) -> int:
     """``build.py`` builds round 1 next to this file; ``build.py round2`` / ``round3`` build round 2 / 3 into
     ``round2/`` / ``round3/``."""
     global HERE, CARRIERS
-    if argv[1:] == ["round3"]:
+    if argv[1:] == ["round4"]:
+        from carriers3 import CARRIERS
+        from honest4 import HONEST
+        from payloads4 import PAYLOADS
+        HERE = HERE / "round4"
+    elif argv[1:] == ["round3"]:
         from carriers3 import CARRIERS
         from honest3 import HONEST
         from payloads3 import PAYLOADS
