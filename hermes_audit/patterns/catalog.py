@@ -479,10 +479,12 @@ def _load_audit_file(path: Path, data: Any = None) -> list[Rule]:
             raise _err(path, rid, "'params' must be a mapping")
         if detector == "cue-sentences":  # issue 19 (gen19): the cues are patterns, all of which a sentence must hold
             cues = params.get("cues")
-            if not isinstance(cues, list) or not cues or not all(isinstance(c, str) and c for c in cues):
-                raise _err(path, rid, "'params.cues' must be a non-empty list of patterns")
-            for c in cues:
-                _compile_audit(path, rid, c, _PARAM_PATTERN_FLAGS)
+            alts = [a for c in cues for a in ([c] if isinstance(c, str) else c)] if isinstance(cues, list) else []
+            if not cues or not all(isinstance(c, str) or (isinstance(c, list) and c) for c in cues) or not all(
+                    isinstance(a, str) and a for a in alts):
+                raise _err(path, rid, "'params.cues' must be a non-empty list of patterns or lists of patterns")
+            for a in alts:
+                _compile_audit(path, rid, a, _PARAM_PATTERN_FLAGS)
         m, n = _examples(path, rid, raw)
         rule = Rule(
             code=rid, name=raw["name"], family=family, severity=sev, confidence=conf,
@@ -610,7 +612,9 @@ def _write_cache(key: str, cat: "Catalog") -> bool:
     for r in cat.rules:  # detector parameters that are patterns (issue 8: see regex_code.compile_known)
         for k in _PARAM_PATTERN_KEYS if r.detector and isinstance(r.params, dict) else ():
             value = r.params.get(k)
-            for pat in (value if isinstance(value, list) else [value]):  # ``cues``: a list of patterns
+            flat = ([v for x in value for v in (x if isinstance(x, list) else [x])] if isinstance(value, list)
+                    else [value])
+            for pat in flat:  # ``cues``: a list of patterns or of lists of patterns
                 if not isinstance(pat, str):
                     continue
                 try:
