@@ -43,12 +43,12 @@ _FLAGS = int(re.IGNORECASE | re.DOTALL)
 _SENTENCE_END = compile_builtin(r"[.!?](?=[ \t]|$)|[\u3002\uff01\uff1f\u0964]|\n", int(re.M))
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=1024)
 def _compiled(pattern: str) -> Any:
     return compile_known(pattern, _FLAGS)
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=1024)
 def _literals(pattern: str) -> Any:
     """The cue's prefilter (:func:`hermes_audit.patterns.prefilter.required_literals`): a text without one of
     its literals cannot hold a match, so the cue's regular expression is not run there (``None``: always run)."""
@@ -65,13 +65,20 @@ def _sentences(text: str) -> Iterator[tuple[int, int]]:
         yield start, len(text)
 
 
+@functools.lru_cache(maxsize=32)
+def _automaton(literals: frozenset) -> Any:
+    """One automaton per rule's literals (:func:`hermes_audit.patterns.keywords._automaton`), kept for the process:
+    a per-text ranking (``keywords.locator``) would build and cache one per text."""
+    return keywords._automaton(set(literals))
+
+
 def _starts(folded: str, literals: frozenset) -> dict:
     """``literal -> sorted offsets where it starts in folded``, for every literal that occurs: one Aho-Corasick
-    pass (:func:`hermes_audit.patterns.keywords.locator`) when ``pyahocorasick`` is there, else one ``str.find``
+    pass (:func:`_automaton`) when ``pyahocorasick`` is there, else one ``str.find``
     scan per literal."""
     out: dict = {}
     if keywords.available():
-        for end, lit in keywords.locator(tuple(sorted(literals)), folded).iter(folded):
+        for end, lit in _automaton(literals).iter(folded):
             if lit is not None:
                 out.setdefault(lit, []).append(end - len(lit) + 1)
         return out
