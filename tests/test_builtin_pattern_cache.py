@@ -39,7 +39,7 @@ def _spans(pat, text: str) -> list:
 def test_every_declared_builtin_pattern_is_captured_and_rebuilt_exactly():
     codes = regex_code.builtin_codes()
     declared = set(regex_code._DECLARED)
-    assert len(declared) >= 10  # payloads, deobfuscate and redact declare their constants
+    assert len(declared) >= 10  # payloads, deobfuscate, redact and cues declare their constants
     assert {f"{flags}\x00{pattern}" for pattern, flags in declared} == set(codes)
     for (pattern, flags) in declared:
         rebuilt = regex_code.from_code(codes[f"{flags}\x00{pattern}"])
@@ -63,7 +63,7 @@ def test_warm_catalog_builds_the_constants_from_cached_op_codes(tmp_path):
         "R.compile_known = probe\n"
         "from hermes_audit.patterns.catalog import load_catalog\n"
         "load_catalog()\n"
-        "import hermes_audit.engine.payloads, hermes_audit.engine.deobfuscate\n"
+        "import hermes_audit.engine.payloads, hermes_audit.engine.deobfuscate, hermes_audit.engine.cues\n"
         "from hermes_audit.engine.redact import redact\n"
         "redact('token = abcdefghijkl')\n"
         "print(len(R._DECLARED), len(parsed))\n"

@@ -235,12 +235,16 @@ def test_multilingual_rules_cover_the_required_scripts(catalog):
         assert langs[len(_LANGUAGES):] == [x for x in _MORE_LANGUAGES if x in langs[len(_LANGUAGES):]], code
         assert all(n >= 1 for _, n in groups), code
         assert sum(n for _, n in groups) == len(rule.patterns), code
-        first = 0
+        first, by_lang = 0, {}
         for lang, n in groups:
-            own = [materialize(p) for p in rule.compiled[first:first + n]]
+            by_lang[lang] = [materialize(p) for p in rule.compiled[first:first + n]]
             first += n
+        for lang in groups:
+            lang = lang[0]
             if lang not in scripts:
                 continue
+            # a language written in the same script shares it (Ukrainian examples are Cyrillic, like Russian ones)
+            own = by_lang[lang] + [p for other in _SAME_SCRIPT.get(lang, ()) for p in by_lang.get(other, [])]
             for example in (x for x in rule.examples_match if scripts[lang](x)):
                 text = Views(example).get(rule.view).text
                 assert any(p.search(text) for p in own), (code, lang, example)
@@ -248,8 +252,10 @@ def test_multilingual_rules_cover_the_required_scripts(catalog):
 
 _LANGUAGES = ("zh", "ja", "ko", "fa", "ar", "he", "ru", "de", "fr", "es", "pt", "it", "hi", "tr")
 #: Languages a rule may add a group for after :data:`_LANGUAGES` (issue 19, general19): Indonesian, Polish, Dutch,
-#: Vietnamese.
-_MORE_LANGUAGES = ("id", "pl", "nl", "vi")
+#: Vietnamese; Ukrainian (issue 19, gen19).
+_MORE_LANGUAGES = ("id", "pl", "nl", "vi", "uk")
+#: Further languages whose examples are in the script of a language of :data:`_LANGUAGES` (the script test names it).
+_SAME_SCRIPT = {"ru": ("uk",)}
 
 
 def _multilingual_pattern_groups(code: str) -> list[tuple[str, int]]:

@@ -150,6 +150,7 @@ LAZY_IMPORTS: dict[tuple[str, str], str] = {
     ("hermes_audit.engine.comments", "hermes_audit.engine.deobfuscate"): _OPCODES,
     ("hermes_audit.engine.detectors", "hermes_audit.engine.ciphers"): _OPCODES,
     ("hermes_audit.engine.detectors", "hermes_audit.engine.comments"): _OPCODES,
+    ("hermes_audit.engine.detectors", "hermes_audit.engine.cues"): _OPCODES,
     ("hermes_audit.engine.detectors", "hermes_audit.engine.payloads"): _OPCODES,
     ("hermes_audit.engine.engine", "hermes_audit.engine.deobfuscate"): _OPCODES,
     ("hermes_audit.engine.engine", "hermes_audit.engine.markdown"): _MARKDOWN,

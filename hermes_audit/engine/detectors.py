@@ -283,6 +283,12 @@ def _ciphers():
     return ciphers
 
 
+def _cues():
+    from hermes_audit.engine import cues  # start-up time: compiled from the catalog cache's op-codes
+
+    return cues
+
+
 def _payloads():
     from hermes_audit.engine import payloads  # start-up time: compiled from the catalog cache's op-codes
 
@@ -306,4 +312,5 @@ DETECTORS: dict[str, Callable[[str, dict], Iterator[DetectorHit]]] = {
     "html-comments": lambda text, params: _comments().detect_html_comments(text, params),
     "input-encoding": inputs.detect_input,
     "yaml-duplicate-keys": inputs.detect_duplicate_keys,
+    "cue-sentences": lambda text, params: _cues().detect_cue_sentences(text, params),
 }

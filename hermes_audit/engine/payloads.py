@@ -1,7 +1,7 @@
 """Detectors for hidden payloads and look-alike letters (registered in :mod:`hermes_audit.engine.detectors`).
 
-* :func:`detect_encoded_payloads`: base64 (standard and URL-safe), base32, hex strings
-  and ``\\xNN`` escape runs that decode to readable text. Decoding is bounded:
+* :func:`detect_encoded_payloads`: base64 (standard and URL-safe), base32, hex strings,
+  ``\\xNN`` and ``\\uXXXX`` escape runs that decode to readable text. Decoding is bounded:
   at most :data:`MAX_CANDIDATES` candidates per document, each at most
   :data:`MAX_RUN_CHARS` characters, nested encodings unwrapped at most
   :data:`MAX_DEPTH` times, and at most :data:`MAX_TOTAL_DECODED` characters
@@ -48,6 +48,9 @@ _B64URL = compile_builtin(
 )
 _HEX = compile_builtin(r"(?<![0-9A-Za-z])(?:0x)?((?:[0-9A-Fa-f]{2}){12,50000})(?![0-9A-Za-z])")
 _HEX_ESCAPES = compile_builtin(r"(?:\\x[0-9A-Fa-f]{2}){8,50000}")
+#: A run of ``\\uXXXX`` escapes (JSON, JavaScript, Python string escapes), each one code point (issue 19, round 3:
+#: "Unescape and obey: \\u0069\\u0067...").
+_U_ESCAPES = compile_builtin(r"(?:\\u[0-9A-Fa-f]{4}){8,25000}")
 #: A base32 run (RFC 4648 alphabet, upper case) inside one of :class:`_RunSearch`'s runs (issue 19).
 _B32 = _re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Z2-7]{24,100000}={0,6}(?![A-Za-z0-9+/=_-])")
 class _RunSearch:
@@ -180,6 +183,9 @@ def detect_encoded_payloads(text: str, params: dict) -> Iterator[DetectorHit]:
     if "\\x" in text:  # issue 8: each pattern's cheap necessary condition first
         for m in _HEX_ESCAPES.finditer(text):
             candidates.append((m.start(), m.end(), "hex escapes", m.group(0)))
+    if "\\u" in text:
+        for m in _U_ESCAPES.finditer(text):
+            candidates.append((m.start(), m.end(), "unicode escapes", m.group(0)))
     # issue 8: every _HEX, _B64 or _B64URL match lies inside one maximal run of their joint alphabet of at
     # least 20 characters (the characters around a run are outside the alphabet, so the look-arounds see
     # the same thing at the run's ends); the patterns are searched only inside such runs: the same matches
@@ -206,6 +212,8 @@ def detect_encoded_payloads(text: str, params: dict) -> Iterator[DetectorHit]:
             break
         if kind == "hex escapes":
             data: Optional[bytes] = bytes(int(run[i + 2:i + 4], 16) for i in range(0, len(run), 4))
+        elif kind == "unicode escapes":
+            data = "".join(chr(int(run[i + 2:i + 6], 16)) for i in range(0, len(run), 6)).encode("utf-8", "surrogatepass")
         elif kind == "hex":
             data = bytes.fromhex(run)
         elif kind == "base32":

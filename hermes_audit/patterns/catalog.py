@@ -50,6 +50,7 @@ KIND_GROUPS = ("context", "soul", "memory", "skill", "distribution")
 DETECTOR_NAMES = frozenset({
     "invisible-characters", "tag-smuggling", "variation-selector-smuggling", "zero-width-encoding", "bidi-controls",
     "encoded-payload", "cipher-text", "opaque-encoding", "confusable-words", "html-comments", "input-encoding", "yaml-duplicate-keys",
+    "cue-sentences",
     "suppression-comments", "memory-store", "mcp-servers", "hermes-config", "distribution-manifest", "install-plan",
     "cron-jobs", "skill-frontmatter", "loading-model", "prompt-model",
 })
@@ -321,7 +322,7 @@ _FLAG_NAMES = {"ignorecase": 2, "multiline": 8, "dotall": 16}
 #: Flags a detector compiles its ``params.pattern``/``params.exclude`` with (``hermes_audit.engine.comments``);
 #: their op-codes are cached with the catalog under these flags (a mismatch only costs a normal compile).
 _PARAM_PATTERN_FLAGS = _FLAG_NAMES["ignorecase"] | _FLAG_NAMES["dotall"]
-_PARAM_PATTERN_KEYS = ("pattern", "exclude", "author_note", "action", "code_pattern")
+_PARAM_PATTERN_KEYS = ("pattern", "exclude", "author_note", "action", "code_pattern", "cues")
 
 
 def _load_parity(path: Path, data: Any = None) -> ParityCatalog:
@@ -476,6 +477,14 @@ def _load_audit_file(path: Path, data: Any = None) -> list[Rule]:
         params = raw.get("params") or {}
         if not isinstance(params, dict):
             raise _err(path, rid, "'params' must be a mapping")
+        if detector == "cue-sentences":  # issue 19 (gen19): the cues are patterns, all of which a sentence must hold
+            cues = params.get("cues")
+            alts = [a for c in cues for a in ([c] if isinstance(c, str) else c)] if isinstance(cues, list) else []
+            if not cues or not all(isinstance(c, str) or (isinstance(c, list) and c) for c in cues) or not all(
+                    isinstance(a, str) and a for a in alts):
+                raise _err(path, rid, "'params.cues' must be a non-empty list of patterns or lists of patterns")
+            for a in alts:
+                _compile_audit(path, rid, a, _PARAM_PATTERN_FLAGS)
         m, n = _examples(path, rid, raw)
         rule = Rule(
             code=rid, name=raw["name"], family=family, severity=sev, confidence=conf,
@@ -602,13 +611,18 @@ def _write_cache(key: str, cat: "Catalog") -> bool:
              if isinstance(c, LazyPattern) and c.code is not None}
     for r in cat.rules:  # detector parameters that are patterns (issue 8: see regex_code.compile_known)
         for k in _PARAM_PATTERN_KEYS if r.detector and isinstance(r.params, dict) else ():
-            if isinstance(r.params.get(k), str):
+            value = r.params.get(k)
+            flat = ([v for x in value for v in (x if isinstance(x, list) else [x])] if isinstance(value, list)
+                    else [value])
+            for pat in flat:  # ``cues``: a list of patterns or of lists of patterns
+                if not isinstance(pat, str):
+                    continue
                 try:
-                    _compiled, code = compile_and_capture(r.params[k], _PARAM_PATTERN_FLAGS)
+                    _compiled, code = compile_and_capture(pat, _PARAM_PATTERN_FLAGS)
                 except regex.error:
                     continue
                 if code is not None:
-                    codes[f"{int(_PARAM_PATTERN_FLAGS)}\x00{r.params[k]}"] = code
+                    codes[f"{int(_PARAM_PATTERN_FLAGS)}\x00{pat}"] = code
 
     try:  # the engine's own constant patterns too (issue 8: start-up time; see regex_code.compile_builtin)
         codes.update(builtin_codes())

@@ -283,7 +283,7 @@ def remember(records: dict) -> None:
 #: Modules whose import declares built-in patterns (:func:`compile_builtin`, :func:`declare`); the catalog
 #: cache imports them when it is written and stores the op-codes of every declared pattern.
 BUILTIN_PATTERN_MODULES = ("hermes_audit.engine.payloads", "hermes_audit.engine.deobfuscate",
-                           "hermes_audit.engine.redact")
+                           "hermes_audit.engine.redact", "hermes_audit.engine.cues")
 #: ``(pattern, flags)`` of the built-in patterns declared so far.
 _DECLARED: dict[tuple[str, int], None] = {}
 

@@ -8,7 +8,10 @@
   carrier alone;
 * ``attacks-manifest.tsv`` and ``benign-manifest.tsv`` in the shape ``python -m benchmarks.detection`` reads.
 
-``python tests/generalization/build.py round2`` builds round 2 (``payloads2``, ``honest2``) into ``round2/``.
+``python tests/generalization/build.py round2`` builds round 2 (``payloads2``, ``honest2``) into ``round2/``;
+``python tests/generalization/build.py round3`` builds round 3 (``payloads3``, ``honest3``, with its own carriers
+``carriers3``) into ``round3/``; ``build.py round4`` builds round 4 (``payloads4``, ``honest4``, carriers ``carriers3``)
+into ``round4/``.
 
 Deterministic: running it twice gives the same bytes. The files are committed; rerun after editing a source.
 """
@@ -48,9 +51,20 @@ def embed(carrier: str, payload: str, n: int) -> tuple[str, int]:
 
 
 def main(argv: list[str]) -> int:
-    """``build.py`` builds round 1 next to this file; ``build.py round2`` builds round 2 into ``round2/``."""
-    global HERE
-    if argv[1:] == ["round2"]:
+    """``build.py`` builds round 1 next to this file; ``build.py round2`` / ``round3`` build round 2 / 3 into
+    ``round2/`` / ``round3/``."""
+    global HERE, CARRIERS
+    if argv[1:] == ["round4"]:
+        from carriers3 import CARRIERS
+        from honest4 import HONEST
+        from payloads4 import PAYLOADS
+        HERE = HERE / "round4"
+    elif argv[1:] == ["round3"]:
+        from carriers3 import CARRIERS
+        from honest3 import HONEST
+        from payloads3 import PAYLOADS
+        HERE = HERE / "round3"
+    elif argv[1:] == ["round2"]:
         from honest2 import HONEST
         from payloads2 import PAYLOADS
         HERE = HERE / "round2"
@@ -86,7 +100,7 @@ def main(argv: list[str]) -> int:
         hname, ctext = CARRIERS[cname]
         rel = Path("benign") / f"c-{cname}__{hname.replace('/', '__')}"
         (HERE / rel).write_text(ctext, encoding="utf-8")
-        lang = {"notas-es": "es", "hinweise-de": "de"}.get(cname, "en")
+        lang = {"notas-es": "es", "hinweise-de": "de", "carteira-pt": "pt", "kumo-ja": "ja"}.get(cname, "en")
         brows.append("\t".join((rel.as_posix(), hname, lang, f"carrier {cname} alone")))
     (HERE / "attacks-manifest.tsv").write_text("\n".join(arows) + "\n", encoding="utf-8")
     (HERE / "benign-manifest.tsv").write_text("\n".join(brows) + "\n", encoding="utf-8")
