@@ -59,13 +59,15 @@ except ImportError:  # pragma: no cover - Python 3.10
 MAX_EXACT = 64
 #: Largest character set expanded into alternatives (``[_-]`` is expanded, ``[A-Za-z]`` is not).
 MAX_CLASS_CHARS = 8
-#: Characters that case-insensitive ``re``/``regex`` match to ``i`` but that casefold to something else.
-_FOLD_FIRST = {"\u0130": "i", "\u0131": "i"}
-_FOLD_FIRST_RE = re.compile("[\u0130\u0131]")
+#: Characters that case-insensitive ``re``/``regex`` match to another character but that casefold to something
+#: else: the dotted and dotless i, and U+1DF95, which ``regex`` 2026.11's newer Unicode tables match to ``ß``
+#: (Python 3.11's ``str.casefold`` does not know it; tests/test_performance_equivalence.py checks every code point).
+_FOLD_FIRST = {"\u0130": "i", "\u0131": "i", "\U0001df95": "\u00df"}
+_FOLD_FIRST_RE = re.compile("[\u0130\u0131\U0001df95]")
 
 
 def fold(text: str) -> str:
-    """The text prefilters compare: ``U+0130``/``U+0131`` to ``i``, then :meth:`str.casefold`.
+    """The text prefilters compare: the characters of :data:`_FOLD_FIRST` mapped (``U+0130``/``U+0131`` to ``i``), then :meth:`str.casefold`.
 
     For ASCII text this is :meth:`str.lower`. The result may be longer than
     ``text`` (``ß`` folds to ``ss``); it is only used for ``in`` tests.
