@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
+import re
 
-from hermes_audit.patterns.regex_code import compile_builtin, declare
+from hermes_audit.patterns.regex_code import compile_builtin, declare, re_compile_builtin
 
 #: The providers' token prefixes (sixth red team): a prefix followed by 8 or more token characters is masked.
 _KEEP_PREFIXES = (
@@ -92,14 +95,12 @@ _SECRET_GATE_PATTERN = (
 
 @functools.lru_cache(maxsize=1)
 def _secret_gate():
-    import re
-
     return re.compile(_SECRET_GATE_PATTERN)
 
 
 #: A decoded text that reads as a credential: ``user:password`` (what HTTP Basic and ``curl -u`` carry) or a
 #: value after ``Bearer``/``token``; checked on decodings only, where honest text rarely looks so.
-_CREDENTIAL_PAIR = None
+_CREDENTIAL_PAIR = re_compile_builtin(r"(?:^|[\s\"'])[^\s:\"']{1,64}:[^\s\"']{6,}|(?i:bearer|token)[ :=]+\S{8,}")
 
 
 def _secret_run(run: str) -> bool:
@@ -115,13 +116,6 @@ def _decodes_to_secret(run: str) -> bool:
     """True when the base64 (or base64url) ``run`` decodes to UTF-8 text that holds a secret shape or a
     ``user:password`` pair (red team, issue 18: an ``extraheader`` or ``curl -u`` credential, encoded, was
     shown in full in snippets while the decoded message was masked)."""
-    import base64
-    import binascii
-    import re
-
-    global _CREDENTIAL_PAIR
-    if _CREDENTIAL_PAIR is None:
-        _CREDENTIAL_PAIR = re.compile(r"(?:^|[\s\"'])[^\s:\"']{1,64}:[^\s\"']{6,}|(?i:bearer|token)[ :=]+\S{8,}")
     text = run.rstrip("=")
     decoders = []
     if len(text) % 2 == 0 and all(c in "0123456789abcdefABCDEF" for c in text):
@@ -251,8 +245,6 @@ def redact_in_place(text: str) -> str:
 def redact_decoded(text: str) -> str:
     """:func:`redact` for text hermes-audit decoded from an encoding (a finding's ``decoded`` text), where a
     ``user:password`` pair is a credential too (what HTTP Basic carries): its value is masked."""
-    import re
-
     text = redact(text)
     return re.sub(r"(?P<user>(?:^|(?<=[\s\"']))[^\s:\"'*/]{1,64}:)(?!//)(?P<pw>[^\s\"'*]{6,})",
                   lambda m: m.group("user") + m.group("pw")[:2] + "****", text)
