@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, TypeVar
 
 # SHA-256 without loading OpenSSL (issue 8: start-up time): ``hashlib`` loads the OpenSSL bindings
 # (``_hashlib``, about 2 ms at every start); CPython's own module computes the same digest.
@@ -23,8 +23,31 @@ except ImportError:  # pragma: no cover - other interpreters and layouts
         from hashlib import sha256  # type: ignore[assignment]
 
 
-class Severity(enum.IntEnum):
-    """Finding severity, ordered so that comparisons work (``HIGH > MEDIUM``)."""
+_L = TypeVar("_L", bound="_Level")
+
+
+class _Level(enum.IntEnum):
+    """An ordered level with a lower-case ``label`` that :meth:`parse` reads back."""
+
+    @classmethod
+    def parse(cls: type[_L], value: str) -> _L:
+        """The member named ``value`` (case-insensitive, surrounding blanks ignored).
+
+        Raises ``ValueError`` naming the accepted values.
+        """
+        try:
+            return cls[value.strip().upper()]
+        except KeyError:
+            accepted = ", ".join(m.label for m in cls)
+            raise ValueError(f"unknown {cls.__name__.lower()} {value!r} (expected one of: {accepted})") from None
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+class Severity(_Level):
+    """Finding severity, ordered so that comparisons work (``HIGH > MEDIUM``); ``parse("high")`` reads a label."""
 
     INFO = 0
     LOW = 1
@@ -32,43 +55,13 @@ class Severity(enum.IntEnum):
     HIGH = 3
     CRITICAL = 4
 
-    @classmethod
-    def parse(cls, value: str) -> "Severity":
-        """Parse ``info|low|medium|high|critical`` (case-insensitive).
 
-        Raises ``ValueError`` naming the accepted values.
-        """
-        try:
-            return cls[value.strip().upper()]
-        except KeyError:
-            raise ValueError(
-                f"unknown severity {value!r} (expected one of: info, low, medium, high, critical)"
-            ) from None
-
-    @property
-    def label(self) -> str:
-        return self.name.lower()
-
-
-class Confidence(enum.IntEnum):
-    """How sure a rule is that a match is what it claims."""
+class Confidence(_Level):
+    """How sure a rule is that a match is what it claims; ``parse("medium")`` reads a label."""
 
     LOW = 0
     MEDIUM = 1
     HIGH = 2
-
-    @classmethod
-    def parse(cls, value: str) -> "Confidence":
-        try:
-            return cls[value.strip().upper()]
-        except KeyError:
-            raise ValueError(
-                f"unknown confidence {value!r} (expected one of: low, medium, high)"
-            ) from None
-
-    @property
-    def label(self) -> str:
-        return self.name.lower()
 
 
 @dataclass(frozen=True)

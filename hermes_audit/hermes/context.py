@@ -908,6 +908,16 @@ class _Sim:
         """True when reading ``e`` blocks the 0.19 session start (a FIFO or character device opened with read_text)."""
         return not self.p.context_nonblocking_reads and e.fs_type in ("fifo", "chardev")
 
+    def halt_on_hang(self, e: FileEntry) -> bool:
+        """When reading ``e`` :meth:`hangs`, mark it ``HANG``, record it and halt discovery; True then."""
+        if not self.hangs(e):
+            return False
+        e.status = HANG
+        e.reason = f"is a {e.fs_type}: {self.p.label} opens it with a plain read_text() and blocks forever"
+        self.r.hang = e
+        self.halted = True
+        return True
+
     # -- scanning and sections -------------------------------------------------
     def scan(self, e: FileEntry, label: str, user_authored: bool = False) -> tuple[Text, bool]:
         """``_scan_context_content``: (text that goes into the prompt, blocked?)."""
@@ -1020,11 +1030,7 @@ class _Sim:
                     e.reason = f"{chosen.display} in the same directory is read first"
                 continue
             e.reached = reached and not self.halted
-            if e.reached and self.hangs(e):
-                e.status = HANG
-                e.reason = f"is a {e.fs_type}: {self.p.label} opens it with a plain read_text() and blocks forever"
-                self.r.hang = e
-                self.halted = True
+            if e.reached and self.halt_on_hang(e):
                 return None
             self.load(e)
             if e.status == UNPREDICTABLE:
@@ -1145,11 +1151,7 @@ class _Sim:
             label = ".cursorrules" if name == ".cursorrules" and d == self.cwd else f".cursor/rules/{name}"
             e = self.entry(TYPE_CURSOR, d, name, label)
             e.reached = reached and not self.halted
-            if e.reached and self.hangs(e):
-                e.status = HANG
-                e.reason = f"is a {e.fs_type}: {self.p.label} opens it with a plain read_text() and blocks forever"
-                self.r.hang = e
-                self.halted = True
+            if e.reached and self.halt_on_hang(e):
                 return None
             self.load(e)
             if e.status == UNPREDICTABLE and e.reached:
