@@ -31,6 +31,7 @@ MiB. `rules/hermes-parity.yaml` (Hermes' own catalogs, per version) has a schema
 | `title`, `message`, `help` | yes | the rule's one line, its finding message (`{match}` and a detector's fields are filled in), and its documentation in Markdown (what it finds, why it matters, an example, the fix) |
 | `severity`, `confidence` | yes | `info`, `low`, `medium`, `high`, `critical`; `low`, `medium`, `high` |
 | `pattern` / `patterns` | one of these or `detector` | regular expressions (the `regex` module), run under a deadline |
+| `lists` | no | named allowlists as data: `{{name}}` in a pattern stands for the alternation of the list's literal entries; an entry without `/` is a whole host name (it must end there), one with `/` a host and the start of a path. A reference to an undefined list, or a list no pattern uses, is an error (HA501's `vendor_installers`, `forges`, `package_hosts`) |
 | `flags` | no | of `ignorecase` (the default when none is given), `multiline`, `dotall` |
 | `view` | no | the text the patterns read: `raw` (default), `nfkc`, `deobfuscated`, `decoded` |
 | `detector`, `params` | one of these or patterns | a built-in detector by name and its parameters (patterns in `params` are data too) |

@@ -93,11 +93,11 @@ _CODE_ONLY_AFTER = _compile(r"[ \t]{0,4}[.:;]?[ \t]{0,4}(?:\r?\n|\Z)")
 #: Inline code that reads as a shell command: a command word first, or shell syntax (substitution, pipe,
 #: redirection, chaining). "`ignore previous instructions`" alone on a line is still a quoted phrase.
 _SHELL_COMMAND = _compile(
-    r"[ \t]*(?:sudo[ \t]+)?(?:curl|wget|nslookup|dig|host|ping|nc|ncat|netcat|ssh|scp|rsync|python[0-9.]*|node|deno|"
+    r"[ \t]*(?:[A-Za-z_][A-Za-z0-9_]{0,40}=[^\s]{0,300}[ \t]+){0,4}(?:sudo[ \t]+)?(?:curl|wget|nslookup|dig|host|ping|nc|ncat|netcat|ssh|scp|rsync|python[0-9.]*|node|deno|"
     r"ruby|perl|php|bash|sh|zsh|cat|echo|printf|printenv|env|export|eval|exec|source|base64|xxd|rm|dd|mkfs\S*|chmod|"
-    r"chown|crontab|git|npm|npx|pip[0-9]*|uv|docker|kubectl|aws|gcloud|az|powershell|pwsh|iex|iwr|irm|Invoke-\w+|"
+    r"chown|crontab|git|npm|npx|pnpm|yarn|bunx?|pip[0-9]*|pipx|uvx?|cargo|go|gem|conda|poetry|pdm|aria2c|lwp-download|docker|kubectl|aws|gcloud|az|powershell|pwsh|iex|iwr|irm|Invoke-\w+|"
     r"Get-Content|tee|sed|awk|tar|unzip|openssl|gpg|history|unset|mkfifo)\b"
-    r"|.*(?:\$\(|\$\{|\$[A-Za-z_]|\|[ \t]*\w|>>?[ \t]*[~/$\w]|&&)",
+    r"|.*(?:\$\(|\$\{|\$[A-Za-z_]|<\(|<<<|\|[ \t]*\w|>>?[ \t]*[~/$\w]|&&)",
 )
 #: A verb that runs the inline code span after it on the same sentence: "Run `...`", "then execute: `...`", in
 #: English and in the audit's other languages (issue 19: "运行 `...`", "Führe `...` aus", "выполни `...`",

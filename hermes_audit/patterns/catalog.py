@@ -425,6 +425,49 @@ def _check_ids(path: Path, rid: str, raw: dict) -> None:
         raise _err(path, rid, "'name' must be kebab-case")
 
 
+#: ``{{name}}`` in an audit rule's pattern: the rule's list ``name`` (``lists:``), see :func:`_expand_lists`.
+_LIST_REF = re.compile(r"\{\{([a-z][a-z0-9_]{0,40})\}\}")
+
+
+def _list_entry(entry: str) -> str:
+    """One entry of a rule's list as a pattern: the literal text (a host, or a host and a path prefix such as
+    ``astral.sh/uv/``); an entry without ``/`` is a whole host name, so a URL's host must end there: what follows
+    is a port, a path, a query or the end of the URL (``get.docker.com`` is not ``get.docker.com.evil.example``,
+    nor ``github.com@evil.example``, whose host is ``evil.example``)."""
+    return re.escape(entry) + ("" if "/" in entry else _HOST_END)
+
+
+#: After a whole host name in a URL: a port, a path, a query, a fragment, or the end of the URL.
+_HOST_END = r"(?![^/:?#\s\"'`)\]>|,;&])"
+
+
+def _expand_lists(path: Path, rid: str, lists: Any, pats: list[str]) -> list[str]:
+    """``pats`` with every ``{{name}}`` replaced by the alternation of the literal entries of the rule's list
+    ``name`` (:func:`_list_entry`): allowlists kept as data (HA501's vendor installers, forges and package
+    indexes), one entry per line with its reason, instead of copies inside several patterns. A reference to a
+    list the rule does not define, or a list no pattern uses, is an error."""
+    if lists is None:
+        lists = {}
+    if not isinstance(lists, dict) or not all(
+            isinstance(k, str) and _LIST_REF.fullmatch("{{" + k + "}}") and isinstance(v, list) and v
+            and all(isinstance(e, str) and e.strip() == e and e for e in v) for k, v in lists.items()):
+        raise _err(path, rid, "'lists' must map lower-case names to non-empty lists of strings")
+    used: set[str] = set()
+
+    def sub(m: "re.Match[str]") -> str:
+        name = m.group(1)
+        if name not in lists:
+            raise _err(path, rid, f"pattern names the list {{{{{name}}}}}, which 'lists' does not define")
+        used.add(name)
+        return "(?:" + "|".join(_list_entry(e) for e in lists[name]) + ")"
+
+    out = [_LIST_REF.sub(sub, p) for p in pats]
+    unused = sorted(set(lists) - used)
+    if unused:
+        raise _err(path, rid, f"'lists' {', '.join(unused)} not used by any pattern")
+    return out
+
+
 def _load_audit_file(path: Path, data: Any = None) -> list[Rule]:
     if data is None:
         data = _load_yaml(path)
@@ -442,7 +485,7 @@ def _load_audit_file(path: Path, data: Any = None) -> list[Rule]:
         known = {
             "code", "name", "title", "severity", "confidence", "kinds", "patterns", "pattern", "flags",
             "view", "detector", "params", "message", "help", "fix", "references", "examples",
-            "demote_in_examples", "code_performs", "yields_to",
+            "demote_in_examples", "code_performs", "yields_to", "lists",
         }
         unknown = set(raw) - known
         if unknown:
@@ -460,6 +503,7 @@ def _load_audit_file(path: Path, data: Any = None) -> list[Rule]:
         pats = _str_list(path, rid, raw, "patterns")
         if "pattern" in raw:
             pats = [_req_str(path, rid, raw, "pattern"), *pats]
+        pats = _expand_lists(path, rid, raw.get("lists"), pats)
         detector = raw.get("detector")
         if bool(pats) == bool(detector):
             raise _err(path, rid, "give either 'pattern'/'patterns' or 'detector', not both or neither")
