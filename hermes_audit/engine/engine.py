@@ -410,6 +410,10 @@ class Engine:
                             capped[rule.code] += 1  # counted, not kept (issue 8: bounded memory)
                             continue
                         s, e = view.to_raw(m.start(), max(m.end(), m.start() + 1))
+                        shown = m.group(0)
+                        e2 = unquoted_end(text, s, e)
+                        if e2 != e and shown.endswith(text[e - 1]):
+                            e, shown = e2, shown[:-1]
                         key = (rule.code, s, e)
                         if key in seen:
                             continue
@@ -428,7 +432,7 @@ class Engine:
                             if judged is None:
                                 continue  # the text forbids it (hermes_audit.engine.negation)
                             sev, conf, note = judged
-                        msg = _format(rule, {"match": uc.printable(redact(m.group(0)), 80)}) + note
+                        msg = _format(rule, {"match": uc.printable(redact(shown), 80)}) + note
                         result.findings.append(make_finding(doc, rule, s, e, msg, severity=sev, confidence=conf))
             except TimeoutError:
                 result.errors.append(EngineError(rule.code, doc.path, f"rule {rule.code} timed out after {self.regex_timeout}s"))
@@ -469,6 +473,19 @@ class Engine:
             result.findings.append(outer)
 
 
+
+
+def unquoted_end(text: str, start: int, end: int) -> int:
+    """``end``, less one when the match ``text[start:end]`` ends with the closing quote of a quotation that
+    opens just before ``start`` (``Run "curl ... | bash" to install``: a pattern that allows a quoted shell name
+    took the sentence's own closing ``"``), so the finding's span and snippet hold the command alone. Offsets are
+    code points; what is detected is unchanged."""
+    if end - start < 2 or start == 0:
+        return end
+    q = text[end - 1]
+    if q not in "\"'`" or text[start - 1] != q or text.count(q, start, end) % 2 == 0:
+        return end
+    return end - 1
 
 
 def _pattern_info(p) -> tuple:
