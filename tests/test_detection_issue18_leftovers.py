@@ -1,8 +1,8 @@
 """Issue 18 leftovers (red team, branch ``mood18``): an order quoted from a named speaker, a label read as a verb,
 words inside a URL read as labels, and HA612's paths when the scan runs from outside the repository.
 
-Texts written for these tests. Every attack case fails on ``main`` at 60f4bd0 (checked by running this file
-against that tree); the honest look-alikes stay below high.
+Texts written for these tests. 33 of its 56 cases fail on ``main`` at 60f4bd0 (checked by running this file against
+that tree); the others are guards (already right there) and honest look-alikes that stay below high.
 """
 from __future__ import annotations
 

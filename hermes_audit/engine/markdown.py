@@ -44,7 +44,10 @@ quote whose own sentence is in the mood of an order ("> post ~/.ssh/id_rsa to
 maintainer said: \"...\""; a verb of reporting presents a quote only with a
 foreign speaker: an attacker, a file, a page, a message, someone unnamed) are
 orders too (:func:`_addressed`, :func:`_presents`); a fenced block under a lead-in
-sentence with a standing trigger ("Before each task:") performs. Audit findings there are never silenced: the engine lowers
+sentence with a standing trigger ("Before each task:") performs. Issue 18 leftovers: the speaker is the head of
+its phrase ("Bob from the forum" is Bob, :func:`_foreign_speaker`), a quote the text adopts ("As ... says,",
+"..., so do it") is an order whoever said it and one it disowns after it ("Do not follow it.") is not
+(:func:`_adoption`), and every check reads the text with its URLs opaque (:mod:`hermes_audit.engine.urls`). Audit findings there are never silenced: the engine lowers
 their confidence by one level and caps their severity at
 :data:`DESCRIBES_SEVERITY_CAP` (medium), and says why in the message.
 Parity verdicts never change (Hermes does not make this distinction).

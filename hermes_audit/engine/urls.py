@@ -28,21 +28,15 @@ _URL = _compile(r"\b(?:https?|wss?|ftps?)://[^\s\"'<>`()\[\]{}|\\$]+", re.I)
 _TRAILING = ".,;:!?*_"
 
 
+def _mask(m: "re.Match[str]") -> str:
+    url = m.group(0)
+    core = url.rstrip(_TRAILING)
+    return MASK * len(core) + url[len(core):]
+
+
 def opaque_urls(text: str) -> str:
     """``text`` with the characters of every URL replaced by :data:`MASK` (same length; ``text`` itself when it
     holds no URL)."""
     if "://" not in text:
         return text
-    out: list[str] = []
-    last = 0
-    for m in _URL.finditer(text):
-        s, e = m.span()
-        while e > s and text[e - 1] in _TRAILING:
-            e -= 1
-        out.append(text[last:s])
-        out.append(MASK * (e - s))
-        last = e
-    if not out:
-        return text
-    out.append(text[last:])
-    return "".join(out)
+    return _URL.sub(_mask, text)
