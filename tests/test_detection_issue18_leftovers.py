@@ -20,9 +20,10 @@ def engine(catalog):
     return Engine(catalog.rules)
 
 
-def _top(engine, text, kind=DocumentKind.AGENTS_MD):
-    found = [f for f in engine.run(Document.from_text(text, kind=kind)).findings if f.rule_id.startswith("HA")]
-    return max((f.severity for f in found), default=None), found
+def _found(engine, text):
+    """The audit findings of ``text`` as a paragraph of an ``AGENTS.md``."""
+    doc = Document.from_text("# Notes\n\n" + text + "\n", kind=DocumentKind.AGENTS_MD)
+    return [f for f in engine.run(doc).findings if f.rule_id.startswith("HA")]
 
 
 # --- 4. HA612's paths ------------------------------------------------------------------------------------------
@@ -115,16 +116,11 @@ REPORTED_HONEST = [
 ]
 
 
-@pytest.mark.parametrize("text", REPORTED_ORDERS)
-def test_an_order_passed_on_by_a_named_speaker_is_high(engine, text):
-    top, found = _top(engine, "# Notes\n\n" + text + "\n")
-    assert top is not None and top >= Severity.HIGH, [(f.rule_id, f.severity.label, f.message) for f in found]
-
-
-@pytest.mark.parametrize("text", REPORTED_HONEST)
-def test_honest_reported_speech_stays_below_high(engine, text):
-    top, found = _top(engine, "# Notes\n\n" + text + "\n")
-    assert top is None or top < Severity.HIGH, [(f.rule_id, f.severity.label, f.message) for f in found]
+@pytest.mark.parametrize("text,order", [(t, True) for t in REPORTED_ORDERS] + [(t, False) for t in REPORTED_HONEST])
+def test_reported_speech_is_an_order_by_its_speaker_and_framing(engine, text, order):
+    found = _found(engine, text)
+    assert any(f.severity >= Severity.HIGH for f in found) == order, \
+        [(f.rule_id, f.severity.label, f.message) for f in found]
 
 
 # --- 2. a word before a colon is a label, not a verb (HA703) ------------------------------------------------
@@ -145,16 +141,10 @@ LABELLED_ORDERS = [
 ]
 
 
-@pytest.mark.parametrize("text", LABELS)
-def test_a_label_before_a_colon_is_no_verb(engine, text):
-    _top_sev, found = _top(engine, "# Notes\n\n" + text + "\n")
-    assert [f for f in found if f.rule_id == "HA703"] == []
-
-
-@pytest.mark.parametrize("text", LABELLED_ORDERS)
-def test_the_order_after_a_label_still_matches(engine, text):
-    _top_sev, found = _top(engine, "# Notes\n\n" + text + "\n")
-    assert any(f.rule_id == "HA703" and f.severity >= Severity.HIGH for f in found), found
+@pytest.mark.parametrize("text,order", [(t, False) for t in LABELS] + [(t, True) for t in LABELLED_ORDERS])
+def test_a_label_before_a_colon_is_no_verb_the_order_after_it_is(engine, text, order):
+    found = [f for f in _found(engine, text) if f.rule_id == "HA703"]
+    assert any(f.severity >= Severity.HIGH for f in found) == order and (order or not found), found
 
 
 # --- 3. URLs are opaque to the sentence grammar --------------------------------------------------------------
@@ -187,9 +177,7 @@ URL_PAIRS = [
 
 
 def _grades(engine, text):
-    found = [f for f in engine.run(Document.from_text("# Notes\n\n" + text + "\n", kind=DocumentKind.AGENTS_MD)).findings
-             if f.rule_id.startswith("HA")]
-    return sorted({(f.rule_id, f.severity.label) for f in found})
+    return sorted({(f.rule_id, f.severity.label) for f in _found(engine, text)})
 
 
 @pytest.mark.parametrize("with_words,plain", URL_PAIRS)
