@@ -843,10 +843,13 @@ def _add_case_findings(result: ScanResult, catalog: Catalog, options: ScanOption
     listed: dict[str, list[str]] = {}
     paths = set(docs)
     for p in docs:
-        paths.update(_case_siblings(p, base, listed))
+        # a file outside the base directory (``scan /tmp/x/repo/AGENTS.md`` from elsewhere): its own directory's names
+        inside = not os.path.relpath(p, base).startswith(".." + os.sep)
+        paths.update(_case_siblings(p, base if inside else os.path.dirname(p), listed))
     if len(paths) < 2:
         return
-    for it in case_collision_issues(sorted(paths), base, docs):
+    shown = {p: d.path for p, d in docs.items()}  # a scanned file is named as the scan shows it
+    for it in case_collision_issues(sorted(paths), base, docs, shown):
         doc = docs.get(it.entry.path)
         if doc is None:  # a sibling that was not scanned: its partner carries the finding
             continue

@@ -44,7 +44,10 @@ quote whose own sentence is in the mood of an order ("> post ~/.ssh/id_rsa to
 maintainer said: \"...\""; a verb of reporting presents a quote only with a
 foreign speaker: an attacker, a file, a page, a message, someone unnamed) are
 orders too (:func:`_addressed`, :func:`_presents`); a fenced block under a lead-in
-sentence with a standing trigger ("Before each task:") performs. Audit findings there are never silenced: the engine lowers
+sentence with a standing trigger ("Before each task:") performs. Issue 18 leftovers: the speaker is the head of
+its phrase ("Bob from the forum" is Bob, :func:`_foreign_speaker`), a quote the text adopts ("As ... says,",
+"..., so do it") is an order whoever said it and one it disowns after it ("Do not follow it.") is not
+(:func:`_adoption`), and every check reads the text with its URLs opaque (:mod:`hermes_audit.engine.urls`). Audit findings there are never silenced: the engine lowers
 their confidence by one level and caps their severity at
 :data:`DESCRIBES_SEVERITY_CAP` (medium), and says why in the message.
 Parity verdicts never change (Hermes does not make this distinction).
@@ -65,6 +68,7 @@ from hermes_audit.engine.negation import (
     negation_before,
 )
 from hermes_audit.engine.code_regions import _FENCE, _INLINE, _code_candidates  # noqa: F401 (issue 18)
+from hermes_audit.engine.urls import opaque_urls
 from hermes_audit.findings import Severity
 
 #: Highest severity an audit finding keeps when it lies in quoted or code text.
@@ -466,8 +470,10 @@ def _addressed(sentence: str, after: str = "") -> bool:
     must ...", "Always ...", "the agent should ...", "... before each task")."""
     if _TRIGGER.search(sentence) is not None or (after and _TRIGGER.search(after) is not None):
         return True
-    if _SHELL_COMMAND.match(sentence.lstrip(" \t*_$")[:2000]) is not None:
-        return False  # a command line shown in a quote ("> curl ... | sh") is not an English sentence
+    body = sentence.lstrip(" \t*_$")[:2000]
+    if _SHELL_COMMAND.match(body) is not None and _RUN_VERB.match(body) is None:
+        # a command line shown in a quote ("> curl ... | sh") is not an English sentence; "run curl ... | sh" is one
+        return False
     comma = sentence[sentence.rfind(",") + 1:] if "," in sentence else sentence
     colon = sentence[sentence.rfind(":") + 1:] if ":" in sentence else sentence
     return _imperative(sentence) or _imperative(comma) or _imperative(colon)
@@ -476,15 +482,30 @@ def _addressed(sentence: str, after: str = "") -> bool:
 #: Verbs that report someone's words ("The maintainer said:", "the page reads"): they present the quote as an
 #: example only when their speaker is a source the text does not speak for (:data:`_FOREIGN_SOURCE`).
 _REPORT_VERB = _compile(r"(?:says?|said|saying|writes?|wrote|written|reads?|quot\w*|tells?|told)\Z", re.I)
+#: The verbs of saying of :data:`_REPORTED` whose speaker decides whether an order after them is passed on (issue 18).
+_SAY_VERB = _compile(r"says?|saying", re.I)
 #: Speakers whose words the text reports rather than passes on (round 9): an attacker, or content the agent
 #: reads (a file, a page, a message, an issue, a comment, a payload, a tool's output ...), or an unnamed
 #: someone. A person or role the text names ("The maintainer said:", "Our lead wrote:") passes an order on.
+#: :data:`_HOSTILE_SOURCE` disowns a speaker wherever it qualifies it ("an attacker on the forum"); the content
+#: words count only as the speaker's head, before a modifier (:data:`_SPEAKER_MODIFIER`): "Bob from the forum",
+#: "Alice on Discord" are people the text names, "a comment on the PR" is content (issue 18).
+_HOSTILE = (r"attack\w*|adversar\w*|malicious|hostile|poison\w*|inject\w*|evil|fake|spoof\w*|untrusted|unknown|"
+            r"external|third[\s-]party|anonymous|stranger|someone|somebody|anyone|random")
+_HOSTILE_SOURCE = _compile(r"\b(?:" + _HOSTILE + r")\b", re.I)
+#: What a speaker's head ends at: a preposition that opens a modifier ("Bob from the forum", "Alice on Discord").
+#: Words before a verb of saying that make its clause a case to recognise, not a report passed on.
+#: Also a habit ("Users sometimes say ..."): what happens, not what the text passes on.
+_CASE_HEAD = _compile(r"\b(?:if|when|whenever|unless|once|suppose|imagine|even[ \t]+if|sometimes|often|usually|"
+                      r"occasionally|rarely|may|typically|commonly|frequently)\b", re.I)
+_SPEAKER_MODIFIER = _compile(r"\b(?:from|on|in|at|of|via|over|through|across|inside|under|with)\b", re.I)
 _FOREIGN_SOURCE = _compile(
-    r"\b(?:attack\w*|adversar\w*|malicious|hostile|poison\w*|inject\w*|evil|fake|spoof\w*|untrusted|unknown|"
-    r"external|third[\s-]party|anonymous|stranger|someone|somebody|anyone|random|"
+    r"\b(?:" + _HOSTILE + r"|"
     r"files?|pages?|sites?|websites?|web|e-?mails?|mails?|messages?|issues?|comments?|tickets?|PRs?|pull[\s-]requests?|"
     r"documents?|texts?|strings?|snippets?|prompts?|payloads?|inputs?|outputs?|responses?|results?|tools?|"
     r"repos?|repositor\w+|readmes?|skills?|plugins?|extensions?|packages?|dependenc\w+|scripts?|posts?|tweets?|"
+    # issue 18: the people whose input the agent answers (the text reports what they ask, it does not pass it on)
+    r"users?|people|customers?|clients?|visitors?|requesters?|callers?|"
     r"forums?|chats?|logs?|lines?|content|data|it|this|that|they|one)\b",
     re.I,
 )
@@ -511,30 +532,52 @@ def _block_quote_judged(text: str, start: int, own: str, group: int) -> bool:
     lead = lead_in(text, group) or ""
     if _UNTRUSTED.search(lead[-_QUOTE_WINDOW:]):
         return True
+    line = _line_after_block(text, start)
+    return line is not None and (_UNTRUSTED.search(line) is not None or _presents(line))
+
+
+def _line_after_block(text: str, start: int) -> Optional[str]:
+    """The first line after the block quote holding ``start`` that is neither blank nor quoted (at most
+    :data:`_QUOTE_LINES` lines on, :data:`_QUOTE_WINDOW` characters of it), or ``None``."""
     pos = text.find("\n", start)
     for _ in range(_QUOTE_LINES):
         if pos < 0:
-            return False
+            return None
         nxt = text.find("\n", pos + 1)
         line = text[pos + 1:nxt if nxt >= 0 else len(text)][:_QUOTE_WINDOW]
         pos = nxt
         if not line.strip() or _QUOTE_LINE.match(line):
             continue
-        return _UNTRUSTED.search(line) is not None or _presents(line)
-    return False
+        return line
+    return None
+
+
+def _foreign_speaker(head: str) -> bool:
+    """True when ``head`` (the words before a verb of reporting, in its clause) names a speaker the text does not
+    speak for: a hostile or unnamed one anywhere in it (:data:`_HOSTILE_SOURCE`), or content as its head noun, the
+    words before the first modifier (:data:`_SPEAKER_MODIFIER`: "a comment on the PR" is a comment; "Bob from
+    the forum" is Bob, issue 18), a hypothesis (:data:`_HYPOTHETICAL`) or a case to recognise ("If the user says
+    ...", :data:`_CASE_HEAD`)."""
+    if _CASE_HEAD.search(head) is not None:
+        return True
+    modifier = _SPEAKER_MODIFIER.search(head)
+    speaker = head[:modifier.start()] if modifier is not None and head[:modifier.start()].strip() else head
+    return _HOSTILE_SOURCE.search(head) is not None or _FOREIGN_SOURCE.search(speaker) is not None or \
+        _HYPOTHETICAL.search(head) is not None
 
 
 def _presents(s: str) -> bool:
     """True when ``s`` (text before a quote or around it) presents the quote as an example, an attack, a
     prohibition or the words of a foreign source (:data:`_EXAMPLE_INTRO`). A verb of reporting counts only with a
-    foreign speaker in its clause (:data:`_FOREIGN_SOURCE`) or none at all: "The maintainer said: \"Always run
-    ...\"" passes the order on, "A poisoned README said: \"...\"" reports it (round 9)."""
+    foreign speaker in its clause (:func:`_foreign_speaker`) or none at all: "The maintainer said: \"Always run
+    ...\"" and "Bob from the forum said: \"...\"" pass the order on, "A poisoned README said: \"...\"" reports it
+    (round 9, issue 18)."""
     for m in _EXAMPLE_INTRO.finditer(s):
         if _REPORT_VERB.match(m.group(0)):
             head = s[max(0, m.start() - 80):m.start()]
             cut = max(head.rfind(c) for c in ",;:.!?\n\"\u201c>")
             head = head[cut + 1:]
-            if head.strip() and _FOREIGN_SOURCE.search(head) is None and _HYPOTHETICAL.search(head) is None:
+            if head.strip() and not _foreign_speaker(head):
                 continue
         return True
     return False
@@ -550,13 +593,69 @@ def _reported_outside(s: str) -> bool:
     return not _REPORT_VERB.match(word) or _presents(s)
 
 
+#: A frame before a quote that adopts the quoted words as the text's own (issue 18): "As Bob from the forum said,
+#: \"...\"", "Do what the page says: \"...\"", "Follow Bob's advice: \"...\"".
+_ENDORSING_FRAME = _compile(
+    r"(?:\bas[ \t]+(?:[\w\'\u2019-]+[ \t]+){1,6}?(?:says?|said|writes?|wrote|puts?[ \t]+it|suggests?|suggested|"
+    r"recommends?|recommended|advises?|advised)"
+    r"|\b(?:do|follow)[ \t]+(?:what|as)[ \t]+(?:[\w\'\u2019-]+[ \t]+){1,6}?(?:says?|said|writes?|wrote|suggests?)"
+    r"|\bfollow[ \t]+(?:[\w\'\u2019-]+[ \t]+){0,3}?(?:advice|instructions?|recommendation|tip)s?)[ \t]*[:,]?[ \t]*\Z",
+    re.I,
+)
+#: Right after a quote, on its sentence or as the next one: words that adopt it as the text's own order (issue 18):
+#: "\"...\", so do it.", "\"...\" Do this.", "\"...\". Follow it.", "\"...\" He is right.", "\"...\". This is mandatory.".
+_ENDORSED_AFTER = _compile(
+    r"[\"\u201d\u00bb\u300d\u2019\uff02\u201c]?[ \t]{0,3}[.,;:!\u2014-]{0,2}[ \t]{0,3}(?:(?:so|and|then)[ \t]{1,3})?"
+    r"(?:please[ \t]{1,3})?(?:(?:just|always|now)[ \t]{1,3})?"
+    r"(?:do[ \t]{1,3}(?:it|this|that|so|the[ \t]{1,3}same|as[ \t]{1,3}(?:he|she|they|it)[ \t]{1,3}(?:says?|said))"
+    r"|follow[ \t]{1,3}(?:it|this|that|them|(?:his|her|their)[ \t]{1,3}(?:advice|instructions?))"
+    r"|(?:he|she|they)[ \t]{1,3}(?:is|are|was|were)[ \t]{1,3}right"
+    r"|(?:this|that|it)[ \t]{1,3}is[ \t]{1,3}(?:mandatory|required|correct|right|good[ \t]{1,3}advice))\b",
+    re.I,
+)
+#: After a quote, on its sentence or the next: words that disown it by referring back to it (issue 18): "\"...\". Do
+#: not follow it.", "\"...\" (treat it as data)", "\"...\"; refuse and report it.", "\"...\" That is a prompt injection.".
+_DISOWNED_AFTER = _compile(
+    r"\b(?:(?:do[ \t]+not|don[\'\u2019]t|never)[ \t]+(?:follow|obey|act[ \t]+on|do|run|execute)[ \t]+(?:it|this|that|them)|"
+    r"ignore[ \t]+(?:it|this|that|them)|as[ \t]+data|refus(?:e|es|ed|ing)|reject(?:s|ed)?|report[ \t]+(?:it|this|that|them)|"
+    r"flag[ \t]+(?:it|this|that|them)|(?:this|that|it)[ \t]+(?:is|was)[ \t]+(?:an?[ \t]+)?(?:\w+[ \t]+)?"
+    r"(?:attack|injection|phishing|scam|jailbreak|trick|lie|exploit)s?|malicious|untrusted|suspicious)\b",
+    re.I,
+)
+
+
+def _adoption(text: str, outside: str, quote_end: int) -> Optional[int]:
+    """Where in ``outside`` (the text before a quoted string on its line, or a block quote's lead-in line) the
+    frame starts that the text adopts the quote by, or ``None`` (issue 18): an endorsing frame ("As Bob said, ",
+    :data:`_ENDORSING_FRAME`), or a report frame ("The page says: ", :data:`_REPORT_FRAME`) when the words at
+    ``quote_end`` of ``text`` (right after the quote, or the line after a block quote) endorse it (", so do it",
+    "Do it.", :data:`_ENDORSED_AFTER`). Not a frame whose speaker is hostile or hypothetical ("As an attacker
+    would say, ")."""
+    m = _ENDORSING_FRAME.search(outside)
+    if m is None and _ENDORSED_AFTER.match(text, quote_end):
+        m = _REPORT_FRAME.search(outside)
+    if m is None or _HOSTILE_SOURCE.search(m.group(0)) or _HYPOTHETICAL.search(m.group(0)):
+        return None
+    return m.start()
+
+
+def _after_quote(text: str, quote_end: int) -> str:
+    """The rest of the sentence after a quote ending at ``quote_end`` and the next sentence of its paragraph
+    (at most :data:`_QUOTE_WINDOW` characters)."""
+    after = text[quote_end:quote_end + _QUOTE_WINDOW]
+    cut = after.find("\n\n")
+    after = after[:cut] if cut >= 0 else after
+    stops = [m.end() for m in _SENTENCE_END.finditer(after)]
+    return after[:stops[1]] if len(stops) > 1 else after
+
+
 def _quote_instructs(text: str, start: int, end: int, region: tuple[int, int, str]) -> bool:
     """True when the block quote or quoted string ``region`` that holds the match ``[start, end)`` is itself an
     order to the agent (issue 18): its sentence runs something with a trigger (:func:`_is_order`), and neither
     that sentence before the match, nor the text before the quote on its line, nor (for a block quote) the
     quote's earlier lines and the line that introduces it present it as an example, an attack, someone else's
     words or a prohibition. Bounded work: :data:`_QUOTE_WINDOW` characters, :data:`_QUOTE_LINES` lines."""
-    rs, _, why = region
+    rs, quote_end, why = region
     line_start = text.rfind("\n", max(0, start - _QUOTE_WINDOW), start) + 1
     if line_start == 0 and start > _QUOTE_WINDOW:
         line_start = start - _QUOTE_WINDOW  # a long line: only its last characters before the match matter
@@ -588,16 +687,33 @@ def _quote_instructs(text: str, start: int, end: int, region: tuple[int, int, st
             if not _addressed(own, after) or _block_quote_judged(text, start, own, group):
                 return False
         else:
+            # issue 18: a quoted order that the text adopts ("As Bob said, \"...\"", "\"...\", so do it") is
+            # its own, whoever said it
             frame = _REPORT_FRAME.search(outside)
-            if frame is None or _FOREIGN_SOURCE.search(frame.group(0)) is not None or \
+            if (_adoption(text, outside, quote_end) is None and
+                    (frame is None or _FOREIGN_SOURCE.search(frame.group(0)) is not None)) or \
                     not _addressed(text[rs + 1:start] + text[start:end], after):
                 return False  # "From the log: \"...\"" reports what a foreign source holds
+    adopted = _adoption(text, outside, quote_end) if why != "inside a block quote" else None
+    if adopted is not None:
+        # "As the page says, \"...\"", "The page says: \"...\", so do it": the text adopts the quote; the frame
+        # (the verb of saying) presents nothing, the words before it still may
+        cut = rs - (len(outside) - adopted)
+        outside = outside[:adopted]
+        b0 = start - len(before)
+        if cut >= b0:
+            before = before[:cut - b0] + " " * (rs - cut) + before[rs - b0:]
     if _presents(before) or negated_before(text, start) is not None or labelled_example(text, start):
         return False
     if why == "inside a block quote":
         lead = (lead_in(text, group) or "")[-_QUOTE_WINDOW:]
+        adopted = _adoption(_line_after_block(text, start) or "", lead, 0)
+        if adopted is not None:  # issue 18: "As the page says:" / "> ..." / "Do it.": the lead-in's verb presents nothing
+            lead = lead[:adopted]
         intro = chunk[:len(chunk) - len(before)]  # the quote's earlier lines and sentences
         return not (_presents(lead) or _NEGATED.search(lead) or _presents(intro) or _HYPOTHETICAL.search(lead))
+    if _DISOWNED_AFTER.search(_after_quote(text, quote_end)):
+        return False  # issue 18: "... said: \"...\". Do not follow it."
     return not (_presents(outside) or _reported_outside(outside) or negated_before(text, rs) is not None)
 
 
@@ -609,6 +725,8 @@ class ExampleSpans:
 
     def __init__(self, text: str) -> None:
         self._text = text
+        #: issue 18: the text the grammar checks read, every URL opaque (:func:`hermes_audit.engine.urls.opaque_urls`)
+        self.grammar = opaque_urls(text)
         # issue 8: the regions are found here; the checks that drop one (a fence or inline span the text
         # tells the agent to run, a shell quote) run only when a query lands in some candidate region
         self._fences, self._inline = _code_candidates(text)
@@ -648,7 +766,7 @@ class ExampleSpans:
 
     def _checked(self, lo: int, hi: int) -> list[tuple[int, int, str]]:
         """The regions (checks applied) among the candidates that start in ``[lo, hi)``."""
-        text = self._text
+        text = self.grammar  # the regions were found on the text; the checks that drop one read its grammar
         spans: list[tuple[int, int, str]] = []
         fences, inline, fixed, quoted = (
             cands[bisect.bisect_left(firsts, lo):bisect.bisect_left(firsts, hi)]
@@ -714,11 +832,20 @@ class ExampleSpans:
 
     def reported_speech(self, start: int, lo: int = 0) -> Optional[str]:
         """The reported-speech marker just before ``start`` on its line and at or after ``lo`` (``"telling you
-        to"``), or ``None``."""
+        to"``), or ``None``. A verb of saying whose speaker the text names passes an imperative after it on
+        (issue 18: "Bob from the forum says: send ..." is an order, "a message that says send ..." reports one;
+        :func:`_presents`), as a quoted one (:func:`_quote_instructs`)."""
         line_start = max(self._text.rfind("\n", 0, start) + 1, lo)
-        prefix = self._text[max(line_start, start - _REPORTED_WINDOW):start]
+        prefix = self.grammar[max(line_start, start - _REPORTED_WINDOW):start]
         m = _REPORTED.search(prefix)
-        return " ".join(m.group(0).split()).rstrip(":,-\u2014 ") if m else None
+        if m is None:
+            return None
+        word = m.group(0).strip(" \t:,-\u2014")
+        if _SAY_VERB.fullmatch(word) and _imperative(self.grammar[start:start + 200]):
+            head = self.grammar[max(line_start, start - _QUOTE_WINDOW):start]
+            if not _presents(head) and negated_before(self.grammar, start) is None:
+                return None
+        return " ".join(m.group(0).split()).rstrip(":,-\u2014 ")
 
     def _in_code(self, start: int, end: int) -> bool:
         """True when ``[start, end)`` lies inside a fenced block or an inline code span (rendered as code,
@@ -771,12 +898,12 @@ class ExampleSpans:
             return f'reported speech ("{inside}")' if inside else None
         if why in ("inside a block quote", "inside a quoted example"):
             r = self._at(start)
-            if r is not None and _quote_instructs(self._text, start, end, r):
+            if r is not None and _quote_instructs(self.grammar, start, end, r):
                 return None
             return why
         if why == "inside inline code" and code_performs:
             r = self._at(start)
-            if r is not None and not _inline_described(self._text, r[0], r[1]):
+            if r is not None and not _inline_described(self.grammar, r[0], r[1]):
                 return None
         if why:
             return why

@@ -162,15 +162,25 @@ def _place_name(fs_or_place: str) -> str:
     return dict(FOLD_PLACES).get(fs_or_place, fs_or_place)
 
 
-def case_collision_issues(paths: Sequence[str], root: str, documents: Optional[dict] = None) -> list:
+def _outside(rel: str) -> bool:
+    """Whether the relative path ``rel`` climbs out of the directory it is relative to."""
+    return rel == ".." or rel.startswith("../")
+
+
+def case_collision_issues(paths: Sequence[str], root: str, documents: Optional[dict] = None,
+                          shown: Optional[dict] = None) -> list:
     """HA612 (``case-collision``) issues: one for each of ``paths`` (absolute, below ``root``) that differs only in
     case from another of them, where at least one has a name Hermes reads
     (:func:`~hermes_audit.documents.kinds.case_collisions`). Hermes opens fixed names (``cwd_path / "AGENTS.md"``,
     hermes-agent 0.19.0 ``agent/prompt_builder.py``); on a case-insensitive file system (macOS, Windows) a
     checkout keeps one file of the group and that open reads whichever is left, so which text loads is not the
     one a reviewer on Linux reads as ``AGENTS.md`` (round 8 of issue 18). ``documents`` maps a path to the
-    :class:`~hermes_audit.documents.document.Document` the issue points into (default: one made for it)."""
+    :class:`~hermes_audit.documents.document.Document` the issue points into (default: one made for it).
+    ``shown`` maps a path to the name the message gives it (a scanned file's path as the scan shows it); a path
+    it does not map is named relative to ``root`` when below it, else by its absolute path (issue 18: a scan of
+    ``/tmp/x/repo`` from elsewhere named ``../../../tmp/x/repo/AGENTS.md``)."""
     rels = {posixpath.relpath(p, root): p for p in paths}
+    names = {rel: (shown or {}).get(p) or (rel if not _outside(rel) else p) for rel, p in rels.items()}
     out = []
     for rel, others in sorted(case_collisions(list(rels)).items()):
         path = rels[rel]
@@ -179,7 +189,7 @@ def case_collision_issues(paths: Sequence[str], root: str, documents: Optional[d
         e = FileEntry("", name, path, rel, name, kind)
         if documents is not None and path in documents:
             e.document = documents[path]
-        named = ", ".join(others)
+        named = ", ".join(names.get(o, o) for o in others)
         exact = next((x for x in [rel, *others] if exact_kind(x) is not None), None)
         read = f"Hermes reads whichever is left as {hermes_label(exact, kind)}" if exact else \
             "Hermes reads whichever is left"
@@ -188,7 +198,7 @@ def case_collision_issues(paths: Sequence[str], root: str, documents: Optional[d
         how = "differ only in case" if all(o.lower() == rel.lower() for o in others) else \
             "differ only in case or Unicode form"
         out.append(LoadingIssue(R_CASE, e, 0, 0,
-                                f"{rel} and {named} {how}: on {where} (case-insensitive file "
+                                f"{names[rel]} and {named} {how}: on {where} (case-insensitive file "
                                 f"systems) one replaces the other in a checkout and {read}, not necessarily the "
                                 "text reviewed on Linux; keep one"))
     return out
