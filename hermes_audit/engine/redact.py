@@ -7,7 +7,7 @@ import binascii
 import functools
 import re
 
-from hermes_audit.patterns.regex_code import compile_builtin, declare, re_compile_builtin
+from hermes_audit.patterns.regex_code import compile_builtin, declare
 
 #: The providers' token prefixes (sixth red team): a prefix followed by 8 or more token characters is masked.
 _KEEP_PREFIXES = (
@@ -100,7 +100,7 @@ def _secret_gate():
 
 #: A decoded text that reads as a credential: ``user:password`` (what HTTP Basic and ``curl -u`` carry) or a
 #: value after ``Bearer``/``token``; checked on decodings only, where honest text rarely looks so.
-_CREDENTIAL_PAIR = re_compile_builtin(r"(?:^|[\s\"'])[^\s:\"']{1,64}:[^\s\"']{6,}|(?i:bearer|token)[ :=]+\S{8,}")
+_CREDENTIAL_PAIR = re.compile(r"(?:^|[\s\"'])[^\s:\"']{1,64}:[^\s\"']{6,}|(?i:bearer|token)[ :=]+\S{8,}")
 
 
 def _secret_run(run: str) -> bool:
