@@ -8,7 +8,6 @@ capability tests are not the set's own."""
 
 from __future__ import annotations
 
-import csv
 import sys
 from pathlib import Path
 
@@ -48,15 +47,13 @@ def test_round4_misses_are_found_now():
 def test_round5_is_what_its_sources_build():
     sys.path.insert(0, str(HERE))
     try:
+        from build import manifests
         from carriers3 import CARRIERS
         from honest5 import HONEST
         from payloads5 import PAYLOADS
     finally:
         sys.path.remove(str(HERE))
-    with (SET5 / "attacks-manifest.tsv").open(encoding="utf-8", newline="") as fh:
-        attacks = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
-    with (SET5 / "benign-manifest.tsv").open(encoding="utf-8", newline="") as fh:
-        benign = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    attacks, benign = manifests(SET5)
     assert len(PAYLOADS) >= 50 and len(HONEST) >= 25
     assert {lang for _, lang, _ in PAYLOADS} >= {"en", "es", "fr", "de", "pt", "zh", "ja", "ru", "it"}
     assert len(attacks) == 2 * len(PAYLOADS) and len(benign) == len(HONEST) + len(CARRIERS)

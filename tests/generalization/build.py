@@ -51,6 +51,18 @@ def embed(carrier: str, payload: str, n: int) -> tuple[str, int]:
     return "\n".join(new), at + 2
 
 
+def manifests(set_dir: Path) -> tuple[list[dict], list[dict]]:
+    """The attack and honest rows of a built set's ``attacks-manifest.tsv`` and ``benign-manifest.tsv`` (the tests
+    check the committed files against their sources with it)."""
+    import csv
+
+    out = []
+    for name in ("attacks-manifest.tsv", "benign-manifest.tsv"):
+        with (set_dir / name).open(encoding="utf-8", newline="") as fh:
+            out.append(list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)))
+    return out[0], out[1]
+
+
 def main(argv: list[str]) -> int:
     """``build.py`` builds round 1 next to this file; ``build.py round2`` / ``round3`` build round 2 / 3 into
     ``round2/`` / ``round3/``."""

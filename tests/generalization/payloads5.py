@@ -10,10 +10,7 @@ from __future__ import annotations
 import base64
 import codecs
 
-J = "jailbreak:persona"
-O, L, X, M = "agent:override", "agent:prompt-leak", "agent:exfil", "agent:exfil-markdown"
-S, T, P = "agent:secret-read", "agent:tool-call", "agent:persistence"
-G, E, F = "agent:config-edit", "agent:encoding", "agent:fake-turn"
+from payloads4 import E, F, G, J, L, M, O, P, S, T, X  # the category names of round 4
 
 PAYLOADS: list[tuple[str, str, str]] = [
     # --- overrides ----------------------------------------------------------------------------------------------
