@@ -128,7 +128,7 @@ SET4 = Path(__file__).resolve().parent / "generalization" / "round4"
 def test_round4_figures_do_not_get_worse():
     """Untuned (``round4/measurement.txt``): 30/88 agent, 4/32 jailbreak, 1/20 honest at high."""
     fig = figures(evaluate(SET4))
-    assert fig["classes"]["agent"]["detected"] >= 80, fig["classes"]["agent"]
+    assert fig["classes"]["agent"]["detected"] >= 88, fig["classes"]["agent"]
     assert fig["classes"]["jailbreak"]["detected"] >= 32, fig["classes"]["jailbreak"]
     assert fig["benign"]["high"] == 0 and fig["benign"]["medium"] == 0, fig["false_alarms"]
 

@@ -11,7 +11,8 @@
 ``python tests/generalization/build.py round2`` builds round 2 (``payloads2``, ``honest2``) into ``round2/``;
 ``python tests/generalization/build.py round3`` builds round 3 (``payloads3``, ``honest3``, with its own carriers
 ``carriers3``) into ``round3/``; ``build.py round4`` builds round 4 (``payloads4``, ``honest4``, carriers ``carriers3``)
-into ``round4/``.
+into ``round4/``; ``build.py round5`` builds round 5 (``payloads5``, ``honest5``, carriers ``carriers3``) into
+``round5/``.
 
 Deterministic: running it twice gives the same bytes. The files are committed; rerun after editing a source.
 """
@@ -50,11 +51,28 @@ def embed(carrier: str, payload: str, n: int) -> tuple[str, int]:
     return "\n".join(new), at + 2
 
 
+def manifests(set_dir: Path) -> tuple[list[dict], list[dict]]:
+    """The attack and honest rows of a built set's ``attacks-manifest.tsv`` and ``benign-manifest.tsv`` (the tests
+    check the committed files against their sources with it)."""
+    import csv
+
+    out = []
+    for name in ("attacks-manifest.tsv", "benign-manifest.tsv"):
+        with (set_dir / name).open(encoding="utf-8", newline="") as fh:
+            out.append(list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)))
+    return out[0], out[1]
+
+
 def main(argv: list[str]) -> int:
     """``build.py`` builds round 1 next to this file; ``build.py round2`` / ``round3`` build round 2 / 3 into
     ``round2/`` / ``round3/``."""
     global HERE, CARRIERS
-    if argv[1:] == ["round4"]:
+    if argv[1:] == ["round5"]:
+        from carriers3 import CARRIERS
+        from honest5 import HONEST
+        from payloads5 import PAYLOADS
+        HERE = HERE / "round5"
+    elif argv[1:] == ["round4"]:
         from carriers3 import CARRIERS
         from honest4 import HONEST
         from payloads4 import PAYLOADS
