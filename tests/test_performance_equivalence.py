@@ -1468,7 +1468,8 @@ def test_boundary_filtered_anchor_windows_equal_finditer(cat):
                     assert _spans(iter_matches(p, text)) == _spans(real.finditer(text)), (r.code, i, glue, ex)
                     checked += 1
     assert checked > 50
-    pat = regex.compile(r"\b(?:the[\W_]{1,4})?(?:previous|system)[\W_]{1,4}rules\b", regex.I)
+    # (an optional opening of literals is a leading keyword since issue 21: ``(?:the[\W_]{1,4})?`` would not do)
+    pat = regex.compile(r"\b(?:[a-z]{1,3}[\W_]{1,4})?(?:previous|system)[\W_]{1,4}rules\b", regex.I)
     assert analyse(pat.pattern, pat.flags)[3] == (0, 7)
     for glue in ("", "x", "the ", "thé ", "THE--", "_", "\u212a", "9the ", "a.the "):
         text = ("zz " + glue + "previous rules; " + glue + "systemrules " + glue + "SYSTEM__rules ") * 40
@@ -2727,3 +2728,97 @@ def test_tail_probe_scan_choice_gives_the_same_matches(cat, monkeypatch, choice)
         assert got == [m.span() for m in compiled.finditer(t)]
         assert bool(got) == bool(attack)
     assert calls  # the choice was made on this text
+
+
+# --- issue 21: leading keywords of an optional opening and of long alternations; branches without a tail ---
+
+_LEAD21_SHAPES = [
+    r"(?<!\w)(?:cron|(?:~/|\$HOME/)?\.(?:bashrc|zshrc)\b)[^\n]{0,40}?(?:curl|wget)",
+    r"(?:ab)*c[^\n]{0,20}?d",
+    r"a?b\b",
+    r"\b(?:x|y)?z+",
+    r"(?:\$HOME/|~/)?\.env\b",
+]
+_LEAD21_ALPHABET = list("abcdxyz ~/.$\n_-K") + ["cron", "~/.bashrc", "$HOME/.zshrc", ".bashrc", ".ZSHRC", "curl",
+                                                 "wget", "$home/", ".env", "ab", "\u212a", "\u0130"]
+
+
+@SETTINGS
+@given(shape=st.sampled_from(_LEAD21_SHAPES), engine=st.sampled_from(["re", "regex"]), ci=st.booleans(),
+       parts=st.lists(st.sampled_from(_LEAD21_ALPHABET), max_size=60), repeat=st.integers(1, 60))
+def test_optional_opening_leads_equal_finditer(shape, engine, ci, parts, repeat):
+    """A pattern opening with an optional part gets leading keywords (the optional part's, joined to what
+    follows when it repeats once, and what follows): the matches are ``finditer``'s, sparse and dense."""
+    flags = re.IGNORECASE if ci else 0
+    pat = (re if engine == "re" else regex).compile(shape, flags)
+    assert leading_literals(shape, flags), shape
+    text = "".join(parts) * repeat
+    assert _spans(iter_matches(pat, text)) == _spans(pat.finditer(text)), (shape, text[:80])
+
+
+def test_optional_opening_leads():
+    """What the leading keywords of an optional opening are, and where there are none."""
+    assert leading_literals(r"(?:~/|\$HOME/)?\.(?:bashrc|zshrc)\b", re.I) == {
+        "~/.bashrc", "~/.zshrc", "$home/.bashrc", "$home/.zshrc", ".bashrc", ".zshrc"}
+    assert leading_literals(r"a?b", 0) == {"ab", "b"}
+    assert leading_literals(r"(?:ab)*c", 0) == {"ab", "c"}  # repeated: the part alone, not joined
+    for src in (r"a?b?", r"(?:x|)?y", r"[a-z]?b", r"a?"):
+        assert leading_literals(src, 0) is None, src
+
+
+def test_long_opening_alternation_is_anchored():
+    """An opening alternation of more than MAX_EXACT words (HA407's verbs in 20 languages) has leading keywords
+    up to MAX_LEAD of them; its matches are ``finditer``'s on text dense with them."""
+    from hermes_audit.patterns import prefilter as pf
+
+    words = [f"{chr(97 + i % 26)}{i:03d}x" for i in range(pf.MAX_EXACT + 40)]  # no prefix common to all
+    src = r"\b(?:" + "|".join(words) + r")\b[^\n]{0,30}?https?://"
+    assert leading_literals(src, re.I) == set(words)
+    too_many = r"\b(?:" + "|".join(f"{chr(97 + i % 26)}{i:04d}" for i in range(pf.MAX_LEAD + 1)) + r")\b"
+    assert leading_literals(too_many, 0) is None
+    pat = regex.compile(src, regex.I)
+    for text in ((" ".join(words) + " ") * 30 + "b001x to http://a", ("R017X, " * 9 + "d003x http://b\n") * 400):
+        assert _spans(iter_matches(pat, text)) == _spans(pat.finditer(text))
+
+
+@pytest.mark.parametrize("engine", ["re", "regex"])
+def test_branch_without_tail_is_its_keywords(monkeypatch, engine):
+    """A top-level branch without a long gap (HA508's ``add [^\n]{0,20}? Bash(*)``) no longer keeps the other
+    branches from being found from their tails: it rules starts out when its own keywords are absent, and
+    gives the plain search back when they are present; the matches are ``finditer``'s either way."""
+    from hermes_audit.patterns import prefilter as pf
+    from hermes_audit.patterns.prefilter import Prefilter, _tail_starts, tail_branches
+
+    monkeypatch.setattr(pf, "TAIL_MIN_CHARS", 0)
+    mod = re if engine == "re" else regex
+    pat = mod.compile(r"\b(?:add|set)\b[^\n]{0,80}?(?:allowed|permissions)\b|\b(?:add|put)\b[^\n]{0,20}?bash\(\*\)", re.I)
+    branches = tail_branches(pat)
+    assert branches is not None and type(branches[1]) is Prefilter
+    assert tail_branches(mod.compile(r"send|to")) is None  # no branch has a tail
+    dense = "add word allow word set word " * 3000
+    assert _tail_starts(pat, dense, LiteralIndex(dense), None) == []
+    assert list(iter_matches(pat, dense)) == []
+    for extra in (" add Bash(*) now", " set them allowed", " put x bash(*)\nadd permissions"):
+        text = dense + extra + dense[:500]
+        if "bash(*)" in extra.lower():  # the short branch may match: nothing ruled out
+            assert _tail_starts(pat, text, LiteralIndex(text), None) is None
+        assert _spans(iter_matches(pat, text)) == _spans(pat.finditer(text)), extra
+
+
+_EMPHASIS_ALPHABET = ["a", "é", "я", " ", "\n", "<b>", "</b>", "<!--", "-->", "<!-- x<y -->", "[]()", "[](u)", "&shy;",
+                      "&#8203;", "_", "__", "*", "~~", "`", "<", ">", ";", ")", "</sys>", "<end_of_turn>", "-"]
+
+
+@SETTINGS
+@given(parts=st.lists(st.sampled_from(_EMPHASIS_ALPHABET), max_size=40), repeat=st.integers(1, 20))
+def test_emphasis_letter_after_first_same_matches(parts, repeat):
+    """Step 7's tag run checks the letter after it before the look-behind over up to eight tags (issue 21: a
+    run of tags followed by a tag cost 7,200 ms/MB); both assertions hold at one position, so the matches are
+    those of the order before."""
+    from hermes_audit.engine.deobfuscate import _EMPHASIS
+
+    behind = r"(?<=\p{L}(?:<[^<>\n]{1,30}>|<!--[^\n]{0,200}?-->|\[\]\([^()\s]{0,200}\)|&[#\w]{1,20};){1,8})"
+    assert r"(?=\p{L})" + behind in _EMPHASIS.pattern
+    before = regex.compile(_EMPHASIS.pattern.replace(r"(?=\p{L})" + behind, behind + r"(?=\p{L})", 1), regex.I | regex.M)
+    text = "".join(parts) * repeat
+    assert _spans(_EMPHASIS.finditer(text)) == _spans(before.finditer(text)), text[:80]

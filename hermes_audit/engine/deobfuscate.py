@@ -370,8 +370,11 @@ _EMPHASIS = compile_builtin(
     # ("`curl ... | sh`를 실행하세요"), which must stay apart from the command
     r"|`{1,3}(?<=[A-Za-z]`{1,3})(?=[A-Za-z])"
     r"|(?:</?[A-Za-z][\w-]{0,20}[ \t]{0,2}/?>|<!--[^\n]{0,200}?-->|\[\]\([^()\s]{0,200}\)|" + _INVISIBLE_ENTITY + r"){1,8}"
-    r"(?<=\p{L}(?:<[^<>\n]{1,30}>|<!--[^\n]{0,200}?-->|\[\]\([^()\s]{0,200}\)|&[#\w]{1,20};){1,8})"
+    # the letter after first (issue 21): both assertions hold at the same position, so the matches are the
+    # same, but a run of tags followed by another tag ("</sys></sys>...") no longer runs the look-behind, up to
+    # eight tags back, for each of its eight lengths (7,200 ms/MB for the de-obfuscated view, now ~100)
     r"(?=\p{L})"
+    r"(?<=\p{L}(?:<[^<>\n]{1,30}>|<!--[^\n]{0,200}?-->|\[\]\([^()\s]{0,200}\)|&[#\w]{1,20};){1,8})"
     r"|(?P<u>_{1,3})(?<=(?:^|[\s*\"'>~\u201c\u2018\u00ab])_{1,3})(?=\p{L})[^_\n]{0,80}?(?<=\p{L})(?P=u)"
     r"(?=$|[\s*\"'<~\u201d\u2019\u00bb]|[.!?,;:)](?:\s|$))",
     re.I | re.M,

@@ -57,6 +57,8 @@ except ImportError:  # pragma: no cover - Python 3.10
 
 #: Largest set of alternative strings tracked for one sub-expression.
 MAX_EXACT = 64
+#: Largest set of leading keywords an alternation at a pattern's start may give (its branches' leads together).
+MAX_LEAD = 256
 #: Largest character set expanded into alternatives (``[_-]`` is expanded, ``[A-Za-z]`` is not).
 MAX_CLASS_CHARS = 8
 #: Characters that case-insensitive ``re``/``regex`` match to another character but that casefold to something
@@ -395,6 +397,10 @@ def _parse(pattern: str, flags: int):
         return _sre_parse.parse(pattern, flags & (re.IGNORECASE | re.MULTILINE | re.DOTALL | re.UNICODE))
 
 
+#: The repeat op-codes (greedy, lazy, possessive where the parser has it).
+_REPEATS = tuple(op for op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)) if op is not None)
+
+
 def _lead_seq(items) -> Optional[set]:
     """Strings one of which every match of the node sequence ``items`` starts with (``None``: unknown)."""
     items = list(items)
@@ -408,10 +414,28 @@ def _lead_seq(items) -> Optional[set]:
         info = _node(op, av)
         if info.exact is None or "" in info.exact or len(run) * len(info.exact) > MAX_EXACT:
             if run == {""}:
-                return _lead_node(op, av)
+                got = _lead_node(op, av)
+                if got is None and op in _REPEATS and av[0] == 0:
+                    got = _optional_lead(av[1], av[2], items[i + 1:])
+                return got
             break
         run = {a + b for a in run for b in info.exact}
     return None if "" in run else run
+
+
+def _optional_lead(hi: int, sub, rest) -> Optional[set]:
+    """Leading strings of ``X{0,hi} R`` (``sub`` is ``X``, ``rest`` the nodes of ``R``): a match repeats ``X`` at
+    least once, so starts with a leading string of ``X`` (of ``X R`` when ``hi`` is 1), or not at all, so starts
+    with one of ``R`` (issue 21: ``(?:~/|\\$HOME/)?\\.(?:bashrc|profile)`` opens with ``~/.bashrc``,
+    ``$home/.bashrc``, ``.bashrc``, ...)."""
+    first = _lead_seq(list(sub) + list(rest) if hi == 1 else sub)
+    if first is None:
+        return None
+    after = _lead_seq(rest)
+    if after is None:
+        return None
+    out = first | after
+    return out if len(out) <= MAX_LEAD else None
 
 
 def _lead_node(op, av) -> Optional[set]:
@@ -426,8 +450,8 @@ def _lead_node(op, av) -> Optional[set]:
             if sub is None:
                 return None
             out |= sub
-        return out if len(out) <= MAX_EXACT else None
-    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT) or op is getattr(_c, "POSSESSIVE_REPEAT", None):
+        return out if len(out) <= MAX_LEAD else None
+    if op in _REPEATS:
         lo, _hi, sub = av
         return _lead_seq(sub) if lo >= 1 else None
     info = _node(op, av)
@@ -1618,7 +1642,8 @@ _TAIL: dict = {}
 def tail_branches(compiled, src: str, flags: int) -> Optional[tuple]:
     """The :class:`_TailBranch` of every top-level branch of a (materialised) compiled pattern, or ``None``
     when some branch has no leading keywords or no bounded gap before a part that can be probed alone (then
-    :func:`_tail_starts` cannot rule starts out). Cached; never raises (called as ``tail_branches(compiled)``, see :func:`_per_pattern`).
+    :func:`_tail_starts` cannot rule starts out), unless that branch has keywords of its own: it is then its
+    :class:`Prefilter` (a text without them holds no match of that branch). Cached; never raises (called as ``tail_branches(compiled)``, see :func:`_per_pattern`).
 
     Exactness: a branch ``H G{m,n} T`` matching at ``p`` has ``H`` matching ``p..p + w`` (``w`` within the
     width of ``H``), the gap ``m..n`` characters, then ``T`` matching at ``q``; the whole pattern ends with
@@ -1631,18 +1656,24 @@ def tail_branches(compiled, src: str, flags: int) -> Optional[tuple]:
     out = []
     for a, b in zip([-1] + bars, bars + [len(src)]):
         split = _tail_split(src[a + 1:b], flags)
-        if split is None:
-            return None
-        head, gaps, tail, near, far = split
-        lead = leading_literals(head, flags)
-        probe = _probe_of(tail)
+        head, gaps, tail, near, far = split if split is not None else ("", "", "", 0, 0)
+        lead = leading_literals(head, flags) if split is not None else None
+        probe = _probe_of(tail) if split is not None else None
         probe_lead = leading_literals(probe, flags) if probe else None
         if not lead or not probe_lead:
-            return None  # a probe without keywords would be tried everywhere
+            # issue 21: a branch without a gap to probe (HA508's ``add [^\n]{0,20}? Bash(*)``) rules out no start,
+            # but none of it can match where its own keywords are absent: it is kept as those keywords
+            needs = required_literals(src[a + 1:b], flags) if len(bars) else None
+            if needs is None:
+                return None  # a probe without keywords would be tried everywhere
+            out.append(needs)
+            continue
         engine.compile(head, flags)  # both halves stand alone (a bad split raises here)
         out.append(_TailBranch(tuple(sorted(lead)), near, far, engine.compile(probe, flags),
                                engine.compile("(?=" + probe + ")", flags), probe_lead,
                                engine.compile(_without_lookarounds(head, flags) + gaps, flags)))
+    if all(type(br) is Prefilter for br in out):
+        return None  # no branch to find from its tail
     return tuple(out)
 
 
@@ -1804,6 +1835,10 @@ def _tail_starts(compiled, text: str, index: "LiteralIndex", deadline: Optional[
     cap = len(text) // TAIL_OCCURRENCE_CHARS + 16
     out: list = []
     for br in branches:
+        if type(br) is Prefilter:  # a branch without a tail: it rules starts out only when it cannot match at all
+            if index.passes(br):
+                return None
+            continue
         starts: list = []
         for s in br.lead:
             starts += index.occurrences(s, most)
