@@ -2715,7 +2715,9 @@ def test_tail_probe_scan_choice_gives_the_same_matches(cat, monkeypatch, choice)
     from hermes_audit.patterns import prefilter
 
     rule = next(r for r in cat.rules if r.code == "HA501")
-    pat = next(p for p in rule.compiled if p.pattern.startswith(r"\b(?:curl|wget)\b[^\n&|;]{0,400}+(?:&&|;)"))
+    # the download-then-run pattern: a downloader, then ``&&`` or ``;`` (its downloader list grew in issue 18)
+    pat = next(p for p in rule.compiled
+               if p.pattern.startswith(r"\b(?:curl|wget") and r"\b[^\n&|;]{0,400}+(?:&&|;)" in p.pattern)
     compiled = materialize(pat)
     calls = []
     real = prefilter._probe_scan_cheaper

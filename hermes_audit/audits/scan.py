@@ -26,6 +26,7 @@ from hermes_audit.hermes.outcomes import BLOCKED, HermesVerdict, WARNED, manifes
 from hermes_audit.hermes.verdict import MemoScanner, verdict_for, verdict_seed
 from hermes_audit.pathglobs import anchored_path, path_matches, patterns_for_named_directory
 from hermes_audit.audits.suppressions import apply_suppressions, rules_index
+from hermes_audit.audits.trusted_hosts import command_lines, trusted_away
 from hermes_audit.audits.parallel import start_map_documents
 from hermes_audit.documents.paths import file_key, repository_path
 from hermes_audit.documents.reader import ReadResult, pack_read, start_packing
@@ -51,6 +52,9 @@ class ScanOptions:
     use_git: bool = True
     exclude: list[str] = field(default_factory=list)
     per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
+    #: ``trusted-hosts`` (hermes_audit.audits.trusted_hosts): HA501/HA761 findings naming only these hosts are
+    #: dropped; normalised host names.
+    trusted_hosts: Sequence[str] = ()
     #: The directory ``exclude`` and ``per-path-ignores`` patterns are anchored at: the configuration file's
     #: directory (as ruff does), so the result does not depend on where hermes-audit runs; ``None``: ``base``.
     config_dir: Optional[Path] = None
@@ -606,7 +610,9 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
             texts = [doc.slice(f.span.start, f.span.end) for f in found]
             assign_fingerprints(found, texts, _identity_path(doc, options) if found else None)
             kept = [f for f in found if f.severity >= options.min_severity
-                    and not (options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules, options))]
+                    and not (options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules, options))
+                    and not (options.trusted_hosts and trusted_away(
+                        f, command_lines(doc.text or "", f.span.start, f.span.end), options.trusted_hosts))]
         except Exception as exc:  # a crash in one file: reported, the verdict and the other files kept
             return verdict, [], [*stall_errors, EngineError("scan", doc.path, f"scanning failed: {type(exc).__name__}: {exc}")]
         return verdict, kept, [*stall_errors, *er.errors]
@@ -869,7 +875,7 @@ def _add_seam_findings(result: ScanResult, engine: Engine, profile: VersionProfi
         return
     result.errors.extend(errors)
     assign_fingerprints(seam, texts)
-    for f in seam:
+    for f in seam:  # trusted-hosts is not applied across files: a seam has no single command line to judge
         if f.severity < options.min_severity:
             continue
         if options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules, options):

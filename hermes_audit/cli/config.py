@@ -13,6 +13,7 @@ Command-line flags override the file. Keys (all optional)::
     exclude = ["docs/attacks/**"]      # path globs never scanned in tree walks (unless that directory is named)
     max-file-size = 16777216           # bytes; larger files are read as head + tail
     prompt-max-share = 0.25            # scan --prompt / prompt: HA801 above this share of the window
+    trusted-hosts = ["pypi.corp.example.com"]  # HA501/HA761 do not report code fetched only from these hosts
     [tool.hermes-audit.per-path-ignores]
     "docs/**" = ["HA101"]
 
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from hermes_audit.hermes.profiles import profile_name_for
+from hermes_audit.audits.trusted_hosts import MAX_TRUSTED_HOSTS, host_problem, normalise
 from hermes_audit.findings import Severity
 
 #: Largest configuration file read (bytes).
@@ -58,12 +60,14 @@ class Config:
     per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
     max_file_size: Optional[int] = None
     prompt_max_share: Optional[float] = None
+    #: ``trusted-hosts``: hosts HA501 and HA761 do not report (hermes_audit.audits.trusted_hosts), normalised
+    trusted_hosts: list[str] = field(default_factory=list)
     source: Optional[Path] = None
 
 
 _KEYS = {
     "hermes-version", "select", "ignore", "min-severity", "fail-on", "fail-on-blocked", "exclude",
-    "per-path-ignores", "max-file-size", "prompt-max-share",
+    "per-path-ignores", "max-file-size", "prompt-max-share", "trusted-hosts",
 }
 
 
@@ -138,6 +142,15 @@ def parse_table(table: Any, path: Path) -> Config:
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1:
                 raise ConfigError(f"{path}: prompt-max-share must be a number above 0 and at most 1")
             cfg.prompt_max_share = float(v)
+        if "trusted-hosts" in table:
+            hosts = table["trusted-hosts"]
+            if not isinstance(hosts, list) or len(hosts) > MAX_TRUSTED_HOSTS:
+                raise ConfigError(f"{path}: trusted-hosts must be a list of at most {MAX_TRUSTED_HOSTS} host names")
+            for h in hosts:
+                problem = host_problem(h)
+                if problem:
+                    raise ConfigError(f"{path}: trusted-hosts: {problem}")
+            cfg.trusted_hosts = [normalise(h) for h in hosts]
         if "per-path-ignores" in table:
             ppi = table["per-path-ignores"]
             if not isinstance(ppi, dict):

@@ -209,6 +209,7 @@ def scan(paths, hermes_version, fmt, output, select, ignore, min_severity, fail_
         use_git=not no_git,
         exclude=cfg.exclude,
         per_path_ignores=cfg.per_path_ignores,
+        trusted_hosts=tuple(cfg.trusted_hosts),
         config_dir=(config_root.absolute() if config_root is not None and cfg.source is not None else
                     cfg.source.absolute().parent if cfg.source is not None else None),  # patterns anchored there
         no_suppressions=no_suppressions,

@@ -50,6 +50,12 @@ composed, so a match in the view still points at the raw characters:
    between letters cut one word in two. Tags with attributes (``<span
    style=...>``) stay for the hidden-markup rules.
 
+8. **Shell line continuations** (session 12): a ``\\`` that ends a line after
+   a blank is removed with the newline and the next line's indentation, so a command written
+   over several lines (``pip install \\`` / ``--index-url https://... \\`` /
+   ``--extra-index-url https://...``) is one line for the rules, as it is for
+   the shell. A ``\\`` glued to a word (a Markdown hard line break) stays.
+
 Splices *between* words (``Ignore, all previous``) are left to the rules,
 which accept any short run of punctuation as a word separator.
 
@@ -400,14 +406,28 @@ def strip_emphasis(text: str) -> MappedText:
     return MappedText.from_edits(text, ((i, "") for i in drop))
 
 
+_CONTINUATION = compile_builtin(r"(?<=[ \t])\\\n[ \t]*")
+
+
+def join_continuations(text: str) -> MappedText:
+    """Step 8: ``\\`` + newline + the next line's blanks, after a blank, removed (the blank before stays)."""
+    if "\\\n" not in text:
+        return MappedText(text, text)
+    edits = [(i, "") for m in _CONTINUATION.finditer(text) for i in range(m.start(), m.end())]
+    if not edits:
+        return MappedText(text, text)
+    return MappedText.from_edits(text, edits)
+
+
 def deobfuscate(text: str, nfkc_view: Optional[MappedText] = None) -> MappedText:
-    """De-obfuscated view of ``text`` (steps 1-7 of the module docstring) with a map back to ``text``.
+    """De-obfuscated view of ``text`` (steps 1-8 of the module docstring) with a map back to ``text``.
 
     ``nfkc_view``: ``nfkc(text)`` when the caller has it already; it is used (not computed again) when
     step 1 changes nothing (issue 8).
     """
     view = strip_invisible(text)
-    for step in (nfkc, fold_confusables, join_letter_spacing, fold_turkish_i, join_split_keywords, strip_emphasis):
+    for step in (nfkc, fold_confusables, join_letter_spacing, fold_turkish_i, join_split_keywords, strip_emphasis,
+                 join_continuations):
         if step is nfkc and nfkc_view is not None and view.is_identity and view.text is text:
             nxt = nfkc_view
         else:
