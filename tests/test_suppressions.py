@@ -76,9 +76,10 @@ def test_forms_with_trigger_words_do_trip_hermes(catalog, version):
 
 def test_hermes_019_trips_on_substrings_latest_on_words(catalog):
     c = "<!-- hermes-audit: allow HA101 -- systematically reviewed -->"
-    assert trips_hermes(c, catalog.parity) == ["0.13", "0.15", "0.19"]  # 0.13.0-0.19.0 match the words as substrings
+    # 0.13.0-0.20.1 match the words as substrings (0.16/0.17 run 0.15's pattern, 0.18/0.20 0.19's: new-user round)
+    assert trips_hermes(c, catalog.parity) == ["0.13", "0.15", "0.16", "0.17", "0.18", "0.19", "0.20"]
     c2 = "<!-- hermes-audit: allow HA101 -- the system prompt example -->"
-    assert trips_hermes(c2, catalog.parity) == ["0.13", "0.15", "0.19", "latest"]
+    assert trips_hermes(c2, catalog.parity) == ["0.13", "0.15", "0.16", "0.17", "0.18", "0.19", "0.20", "latest"]
 
 
 def test_every_ha901_example_is_blocked_by_hermes(catalog):
@@ -246,7 +247,8 @@ def test_comment_that_trips_hermes_is_reported_with_versions(tmp_path):
     text = "# Rules\n\n<!-- hermes-audit: allow HA101 -- systematically reviewed -->\nBuild.\n"
     res = _scan(tmp_path, text, hermes_version="latest")
     f901 = [f for f in res.findings if f.rule_id == "HA901"]
-    assert len(f901) == 1 and "Hermes 0.19 " in f901[0].message and "latest" not in f901[0].message
+    assert len(f901) == 1 and "latest" not in f901[0].message
+    assert "makes Hermes 0.13, 0.15, 0.16, 0.17, 0.18, 0.19 and 0.20 block" in f901[0].message, f901[0].message
     assert res.files[0].verdict.status == "loaded"  # latest matches whole words only
     res19 = _scan(tmp_path, text, hermes_version="0.19")
     assert res19.files[0].verdict.status == "blocked"
@@ -323,3 +325,12 @@ def test_consecutive_suppression_comments_cost_linear_work():
     assert big < 2.5 * small, (small, big)
     sups = find_suppressions(line * 3 + "\nText.\n")
     assert [s.target_line for s in sups] == [5, 5, 5]
+
+
+def test_the_version_help_names_every_profile():
+    """New-user round: ``--help`` listed six of the eight profiles."""
+    from hermes_audit.cli.common import HERMES_VERSION_HELP
+    from hermes_audit.hermes.profiles import VERSIONS
+
+    listed = HERMES_VERSION_HELP.split("a profile (", 1)[1].split(")", 1)[0]
+    assert listed.split(", ") == list(VERSIONS)

@@ -103,3 +103,22 @@ def test_the_deobfuscated_view_joins_shell_continuations_only_after_a_blank():
     assert view.text == "pip install --index-url https://a.example x\nhard\\\nbreak\n"
     i = view.text.index("--index-url")
     assert view.to_raw(i, i + 2) == (17, 19)  # after "pip install \\", the newline and three blanks
+
+
+def test_what_the_configuration_left_out_is_counted(repo):  # noqa: F811
+    """New-user round: per-path-ignores (and now trusted-hosts) dropped findings without a word on the CLI."""
+    _write(repo, CORP, ["pypi.corp.example.com"])
+    data = json.loads(run(["scan", "--format", "json"], repo).output)
+    assert data["summary"]["ignored"] == 1 and data["summary"]["findings"] == 0
+    assert "1 left out by per-path-ignores or trusted-hosts" in run(["scan"], repo).output
+    (repo / ".hermes-audit.toml").write_text('[per-path-ignores]\n"AGENTS.md" = ["HA501"]\n', encoding="utf-8")
+    assert json.loads(run(["scan", "--format", "json"], repo).output)["summary"]["ignored"] == 1
+    (repo / ".hermes-audit.toml").unlink()
+    assert json.loads(run(["scan", "--format", "json"], repo).output)["summary"]["ignored"] == 0
+
+
+def test_a_key_written_with_an_underscore_gets_a_suggestion(repo):  # noqa: F811
+    (repo / "AGENTS.md").write_text("# x\n", encoding="utf-8")
+    (repo / ".hermes-audit.toml").write_text('fail_on = "low"\n', encoding="utf-8")
+    r = run(["scan"], repo)
+    assert r.exit_code == 2 and "fail_on (did you mean fail-on?)" in r.output, r.output

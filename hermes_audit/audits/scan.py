@@ -130,6 +130,9 @@ class ScanResult:
     #: won), twins of the winner included: the verdict table's ``shadowed`` (round 9 of issue 18: a symlinked
     #: ``CLAUDE.md -> AGENTS.md`` showed ``loaded`` while ``hermes-audit context`` said shadowed).
     shadowed: set[str] = field(default_factory=set)
+    #: Findings at or above ``min-severity`` of the per-file audit that the configuration's ``per-path-ignores``
+    #: or ``trusted-hosts`` left out (new-user round: they were dropped without a word).
+    ignored: int = 0
 
     @property
     def incomplete(self) -> bool:
@@ -172,6 +175,7 @@ class ScanResult:
             "files": len(self.files),
             "findings": sum(by_sev.values()),
             "suppressed": sum(1 for f in self.findings if f.suppressed is not None),
+            "ignored": self.ignored,
             "by_severity": by_sev,
             "hermes": statuses,
             "errors": len(self.errors),
@@ -576,22 +580,23 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
         """Read, scan and pack one document (run here or in a worker process): its verdict, kept findings,
         errors, packed read result, read error and memo seed (:func:`hermes_audit.hermes.verdict.verdict_seed`)."""
         read_error = read_deferred(doc, options.max_bytes) if doc.read is None else None
-        verdict, kept, errors = scan_read(doc)
+        verdict, kept, errors, ignored = scan_read(doc)
         seed = None
         if verdict is not None and seeding:
             seed = verdict_seed(doc, verdict, profile, scanner.max_scan_chars)
         doc.read = pack_read(doc.read)
         doc._lines = doc._tail_lines = None  # rebuilt if a report needs them
-        return verdict, kept, errors, doc.read, read_error, seed
+        return verdict, kept, errors, doc.read, read_error, seed, ignored
 
-    def scan_read(doc: Document) -> tuple[Optional[HermesVerdict], list[Finding], list[EngineError]]:
-        """Verdict, kept findings and errors of one document that has been read."""
+    def scan_read(doc: Document) -> tuple[Optional[HermesVerdict], list[Finding], list[EngineError], int]:
+        """Verdict, kept findings, errors and the number of findings at or above ``min-severity`` that
+        ``per-path-ignores`` or ``trusted-hosts`` left out, of one document that has been read."""
         stalled = len(scanner.stalls)
         try:
             soul = soul_manifest_state(doc) if doc.kind is DocumentKind.SOUL_MD else None
             verdict = verdict_for(doc, scanner, profile, soul)
         except Exception as exc:  # never lose the other files
-            return None, [], [EngineError("hermes-model", doc.path, f"Hermes model failed: {type(exc).__name__}: {exc}")]
+            return None, [], [EngineError("hermes-model", doc.path, f"Hermes model failed: {type(exc).__name__}: {exc}")], 0
         stall_found, stall_errors = stall_report(doc, list(scanner.stalls.values())[stalled:], profile, verdict)
         try:
             found = [f for f in parity_findings(doc, verdict, profile) if f.rule_id in selected_codes]
@@ -609,13 +614,14 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
             apply_suppressions(doc, found, rule_index, ran, catalog.parity, honour=not options.no_suppressions)
             texts = [doc.slice(f.span.start, f.span.end) for f in found]
             assign_fingerprints(found, texts, _identity_path(doc, options) if found else None)
-            kept = [f for f in found if f.severity >= options.min_severity
-                    and not (options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules, options))
+            shown = [f for f in found if f.severity >= options.min_severity]
+            kept = [f for f in shown
+                    if not (options.per_path_ignores and _path_ignored(f, options.per_path_ignores, all_rules, options))
                     and not (options.trusted_hosts and trusted_away(
                         f, command_lines(doc.text or "", f.span.start, f.span.end), options.trusted_hosts))]
         except Exception as exc:  # a crash in one file: reported, the verdict and the other files kept
-            return verdict, [], [*stall_errors, EngineError("scan", doc.path, f"scanning failed: {type(exc).__name__}: {exc}")]
-        return verdict, kept, [*stall_errors, *er.errors]
+            return verdict, [], [*stall_errors, EngineError("scan", doc.path, f"scanning failed: {type(exc).__name__}: {exc}")], 0
+        return verdict, kept, [*stall_errors, *er.errors], len(shown) - len(kept)
 
     results = start_map_documents(scan_document, docs, all_rules, options.jobs)()
     # issue 8: the loading simulation and the prompt dry run scan many of the same texts again (the hints, the
@@ -624,7 +630,8 @@ def run_scan(paths: Sequence[Path], options: ScanOptions, catalog: Optional[Cata
     scanned = []
     read_errors = []
     reads: list = []
-    for doc, (verdict, kept, errors, read, read_error, seed) in zip(docs, results):
+    for doc, (verdict, kept, errors, read, read_error, seed, ignored) in zip(docs, results):
+        result.ignored += ignored
         doc.read = read  # (a worker's document came back as this result)
         if read_error is not None:
             read_errors.append((doc.error_slot, read_error))  # type: ignore[attr-defined]

@@ -52,6 +52,7 @@ from typing import Iterator, Optional, Sequence
 from hermes_audit.engine import engine as engine_module  # engine_module.MAX_FINDINGS_PER_RULE: read when used
 from hermes_audit.engine.engine import make_finding
 from hermes_audit.findings import DetectorHit
+from hermes_audit.hermes.profiles import PROFILES, VERSIONS
 
 #: Family of the rules in ``rules/suppressions.yaml``.
 FAMILY = "suppression"
@@ -312,17 +313,27 @@ def _comment_only_lines(text: str, starts: list[int], sups: list[Suppression]) -
 
 
 def trips_hermes(comment: str, parity) -> list[str]:
-    """Hermes version profiles whose ``html_comment_injection`` pattern matches ``comment``.
+    """Hermes version profiles (:data:`~hermes_audit.hermes.profiles.VERSIONS`, oldest first, ``latest`` last)
+    whose ``html_comment_injection`` pattern matches ``comment``.
 
-    ``parity`` is the :class:`~hermes_audit.patterns.catalog.ParityCatalog`; the
-    comment is NFKC-normalised first, as ``scan_for_threats`` does (hermes-agent
-    0.19.0 ``tools/threat_patterns.py``). Returns profile names, e.g. ``["0.19", "latest"]``.
+    ``parity`` is the :class:`~hermes_audit.patterns.catalog.ParityCatalog`; each profile runs the pattern of
+    its scanner (``VersionProfile.scanner``: 0.16 and 0.17 share 0.15's, 0.18 and 0.20 share 0.19's); the
+    comment is NFKC-normalised first, as ``scan_for_threats`` does (hermes-agent 0.19.0
+    ``tools/threat_patterns.py``). Returns profile names, e.g. ``["0.13", "0.15", "0.16", ..., "0.20"]``.
     """
     rule = parity.by_hermes_id("html_comment_injection")
     if rule is None:
         return []
     norm = unicodedata.normalize("NFKC", comment)
-    return sorted(v for v, pat in rule.version_compiled.items() if pat.search(norm))
+    hits = {v for v, pat in rule.version_compiled.items() if pat.search(norm)}
+    return [name for name in reversed(VERSIONS) if PROFILES[name].scanner in hits]
+
+
+def _names(versions: Sequence[str]) -> str:
+    """``Hermes 0.13``, ``Hermes 0.13 and 0.15``, ``Hermes 0.13, 0.15 and latest``."""
+    if len(versions) == 1:
+        return f"Hermes {versions[0]}"
+    return "Hermes " + ", ".join(versions[:-1]) + f" and {versions[-1]}"
 
 
 # --- the built-in detector named by rules/suppressions.yaml -------------------------------------
@@ -450,7 +461,7 @@ def apply_suppressions(
             versions = trips_hermes(text[f.span.start:f.span.end], parity)
             if not versions:
                 continue
-            names = " and ".join(f"Hermes {v}" for v in versions)
+            names = _names(versions)
             f.message = (
                 f"this hermes-audit comment makes {names} block the whole file (html_comment_injection: an HTML "
                 f"comment with {'/'.join(HERMES_TRIGGER_WORDS)}); write <!-- hermes-audit: allow CODE -- reason --> "

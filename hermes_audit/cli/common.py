@@ -278,8 +278,9 @@ class HermesVersionType(click.ParamType):
 
 HERMES_VERSION = HermesVersionType()
 #: The --hermes-version help, shared by every command.
+#: Start-up time: written out, not built from hermes_audit.hermes.profiles.VERSIONS (a test keeps them equal).
 HERMES_VERSION_HELP = ("Hermes version to predict: a release (0.13.0 to 0.19.0, 0.20.1), a profile (latest, 0.20, 0.19, "
-                       "0.18, 0.15, 0.13) or auto (the installed hermes-agent) [default: auto, else latest].")
+                       "0.18, 0.17, 0.16, 0.15, 0.13) or auto (the installed hermes-agent) [default: auto, else latest].")
 
 
 def default_hermes_version(value: Optional[str]) -> str:

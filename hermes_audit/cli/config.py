@@ -96,7 +96,9 @@ def parse_table(table: Any, path: Path) -> Config:
         raise ConfigError(f"{path}: [tool.hermes-audit] must be a table")
     unknown = set(table) - _KEYS
     if unknown:
-        raise ConfigError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}")
+        hints = [f"{k} (did you mean {k.replace('_', '-')}?)" if k.replace("_", "-") in _KEYS else k
+                 for k in sorted(unknown)]
+        raise ConfigError(f"{path}: unknown key(s) {', '.join(hints)}")
     cfg = Config(source=path)
     try:
         if "hermes-version" in table:

@@ -186,6 +186,7 @@ def summary_markdown(result) -> str:
         + f" in {s['files']} file{'s' if s['files'] != 1 else ''}"
         + f"; Hermes {result.hermes_version} would block {s['hermes'].get('blocked', 0)}"
         + (f"; {s['suppressed']} suppressed" if s["suppressed"] else "")
+        + (f"; {s['ignored']} left out by per-path-ignores or trusted-hosts" if s.get("ignored") else "")
         + (f"; {s['errors']} error(s)" if s["errors"] else "")
         + "."
     )

@@ -99,6 +99,8 @@ def summary_line(result) -> str:
         tail += f"; Hermes {result.hermes_version} would block {blocked}"
     if s["suppressed"]:
         tail += f"; {s['suppressed']} suppressed"
+    if s.get("ignored"):
+        tail += f"; {s['ignored']} left out by per-path-ignores or trusted-hosts"
     if result.errors:
         tail += f"; {len(result.errors)} error(s): the scan is incomplete"
     return tail + "."
