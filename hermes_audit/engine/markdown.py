@@ -610,7 +610,11 @@ _ENDORSED_AFTER = _compile(
     r"(?:do[ \t]{1,3}(?:it|this|that|so|the[ \t]{1,3}same|as[ \t]{1,3}(?:he|she|they|it)[ \t]{1,3}(?:says?|said))"
     r"|follow[ \t]{1,3}(?:it|this|that|them|(?:his|her|their)[ \t]{1,3}(?:advice|instructions?))"
     r"|(?:he|she|they)[ \t]{1,3}(?:is|are|was|were)[ \t]{1,3}right"
-    r"|(?:this|that|it)[ \t]{1,3}is[ \t]{1,3}(?:mandatory|required|correct|right|good[ \t]{1,3}advice))\b",
+    r"|(?:this|that|it)[ \t]{1,3}is[ \t]{1,3}(?:mandatory|required|correct|right|good[ \t]{1,3}advice|"
+    r"(?:our|the|a)[ \t]{1,3}(?:policy|rule|standing[ \t]{1,3}(?:order|instruction)))"
+    r"|(?:do[ \t]{1,3}not|don[\'\u2019]t|never)[ \t]{1,3}(?:ignore|skip|forget)[ \t]{1,3}(?:it|this|that|them)"
+    r"|treat[ \t]{1,3}(?:it|this|that|them)[ \t]{1,3}as[ \t]{1,3}(?:an?[ \t]{1,3})?(?:standing[ \t]{1,3})?"
+    r"(?:order|instruction|rule|requirement)s?)\b",
     re.I,
 )
 #: After a quote, on its sentence or the next: words that disown it by referring back to it (issue 18): "\"...\". Do
@@ -622,6 +626,24 @@ _DISOWNED_AFTER = _compile(
     r"(?:attack|injection|phishing|scam|jailbreak|trick|lie|exploit)s?|malicious|untrusted|suspicious)\b",
     re.I,
 )
+
+
+#: A negation before a disowning word in its own sentence ("Don't ignore it.", "Never treat it as data.", red team
+#: of session 12): the sentence then adopts the quote.
+_NEGATED_DISOWNING = _compile(r"(?:\bnot|\bnever|n[\'\u2019]t|\bno[ \t]+longer)\b[^.!?\n]{0,40}\Z", re.I)
+
+
+def _disowned_after(after: str) -> bool:
+    """True when ``after`` (the words after a quote, :func:`_after_quote`) disowns the quote
+    (:data:`_DISOWNED_AFTER`) and the disowning word is not itself negated in its sentence
+    (:data:`_NEGATED_DISOWNING`: "Don't ignore it." adopts the quote)."""
+    for m in _DISOWNED_AFTER.finditer(after):
+        word = m.group(0).lower()
+        if word.startswith(("do", "never")) and not word.startswith(("does", "done")):
+            return True  # "Do not follow it.", "Never run it.": the negation is the disowning
+        if _NEGATED_DISOWNING.search(after, 0, m.start()) is None:
+            return True
+    return False
 
 
 def _adoption(text: str, outside: str, quote_end: int) -> Optional[int]:
@@ -712,7 +734,7 @@ def _quote_instructs(text: str, start: int, end: int, region: tuple[int, int, st
             lead = lead[:adopted]
         intro = chunk[:len(chunk) - len(before)]  # the quote's earlier lines and sentences
         return not (_presents(lead) or _NEGATED.search(lead) or _presents(intro) or _HYPOTHETICAL.search(lead))
-    if _DISOWNED_AFTER.search(_after_quote(text, quote_end)):
+    if _disowned_after(_after_quote(text, quote_end)):
         return False  # issue 18: "... said: \"...\". Do not follow it."
     return not (_presents(outside) or _reported_outside(outside) or negated_before(text, rs) is not None)
 
