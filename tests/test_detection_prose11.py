@@ -84,26 +84,14 @@ HONEST = [
 ]
 
 
-@pytest.mark.parametrize("text", OWN_FILES)
-def test_an_order_to_write_hermes_own_files_is_high(engine, text):
+ATTACKS = [("HA508", text) for text in OWN_FILES + APPROVALS] + [("HA407", text) for text in EXFILTRATION]
+
+
+@pytest.mark.parametrize(("rule", "text"), ATTACKS)
+def test_the_attack_is_high_in_the_rule_that_owns_it(engine, rule, text):
+    """HA508: Hermes' own files written, the approval step dropped; HA407: another tense or voice of a leak."""
     found = _found(engine, text)
-    assert any(f.rule_id == "HA508" and f.severity >= Severity.HIGH for f in found), [
-        (f.rule_id, f.severity.label) for f in found
-    ]
-
-
-@pytest.mark.parametrize("text", APPROVALS)
-def test_the_approval_step_dropped_in_prose_is_high(engine, text):
-    found = _found(engine, text)
-    assert any(f.rule_id == "HA508" and f.severity >= Severity.HIGH for f in found), [
-        (f.rule_id, f.severity.label) for f in found
-    ]
-
-
-@pytest.mark.parametrize("text", EXFILTRATION)
-def test_an_exfiltration_in_another_tense_or_voice_is_high(engine, text):
-    found = _found(engine, text)
-    assert any(f.rule_id == "HA407" and f.severity >= Severity.HIGH for f in found), [
+    assert any(f.rule_id == rule and f.severity >= Severity.HIGH for f in found), [
         (f.rule_id, f.severity.label) for f in found
     ]
 
