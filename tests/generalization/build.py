@@ -12,7 +12,8 @@
 ``python tests/generalization/build.py round3`` builds round 3 (``payloads3``, ``honest3``, with its own carriers
 ``carriers3``) into ``round3/``; ``build.py round4`` builds round 4 (``payloads4``, ``honest4``, carriers ``carriers3``)
 into ``round4/``; ``build.py round5`` builds round 5 (``payloads5``, ``honest5``, carriers ``carriers3``) into
-``round5/``.
+``round5/``; ``build.py round6`` builds round 6 (``payloads6``, ``honest6``, carriers ``carriers3``) into
+``round6/``.
 
 Deterministic: running it twice gives the same bytes. The files are committed; rerun after editing a source.
 """
@@ -67,7 +68,12 @@ def main(argv: list[str]) -> int:
     """``build.py`` builds round 1 next to this file; ``build.py round2`` / ``round3`` build round 2 / 3 into
     ``round2/`` / ``round3/``."""
     global HERE, CARRIERS
-    if argv[1:] == ["round5"]:
+    if argv[1:] == ["round6"]:
+        from carriers3 import CARRIERS
+        from honest6 import HONEST
+        from payloads6 import PAYLOADS
+        HERE = HERE / "round6"
+    elif argv[1:] == ["round5"]:
         from carriers3 import CARRIERS
         from honest5 import HONEST
         from payloads5 import PAYLOADS
